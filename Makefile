@@ -1,0 +1,36 @@
+# The two commands of README.md: `make serve` and `make test`. Each runs scripts/setup first.
+SHELL := /bin/bash
+export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: setup serve test native clippy wasm size e2e fmt
+
+setup:
+	@scripts/setup
+
+## Serve the release build on http://127.0.0.1:8080 (rebuilds on change).
+serve: setup
+	trunk serve --release --dist dist-serve
+
+## Every test: formatting, native tests, clippy (native and wasm) with warnings denied,
+## the release wasm build and its size budget, and the headless-Chromium tests.
+test: setup fmt native clippy wasm size e2e
+
+fmt:
+	cargo fmt --all -- --check
+
+native:
+	cargo test
+
+clippy:
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy -p e2e --all-targets -- -D warnings
+	cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
+
+wasm:
+	trunk build --release
+
+size:
+	@scripts/wasm-size
+
+e2e:
+	cargo test -p e2e -- --nocapture

@@ -1,0 +1,149 @@
+//! Network cost per dimension, stacked by component (links, switches, NICs).
+
+use super::{palette, ChartStyle};
+use crate::model::NetworkCost;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One bar: a dimension's label and its cost by component, in $.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostBar {
+    pub label: String,
+    pub links_usd: f64,
+    pub switches_usd: f64,
+    pub nics_usd: f64,
+}
+
+impl CostBar {
+    /// One bar per dimension of `cost`, labelled by `labels`.
+    pub fn from_cost(cost: &NetworkCost, labels: impl IntoIterator<Item = String>) -> Vec<CostBar> {
+        cost.dims
+            .iter()
+            .zip(labels)
+            .map(|(d, label)| CostBar {
+                label,
+                links_usd: d.links_usd,
+                switches_usd: d.switches_usd,
+                nics_usd: d.nics_usd,
+            })
+            .collect()
+    }
+
+    fn total(&self) -> f64 {
+        self.links_usd + self.switches_usd + self.nics_usd
+    }
+}
+
+/// Draw the stacked cost bars on `area` (costs shown in millions of $).
+pub fn draw_cost_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bars: &[CostBar],
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&WHITE)?;
+    let millions = 1e-6;
+    let top = bars.iter().map(CostBar::total).fold(0.0, f64::max) * millions * 1.12;
+    let top = if top > 0.0 { top } else { 1.0 };
+    // Plotters' segmented integer ranges include their end: 0..=last gives one segment per bar.
+    let last = bars.len().saturating_sub(1) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            "Network cost per dimension",
+            ("sans-serif", style.font(16.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(34.0))
+        .y_label_area_size(style.px(56.0))
+        .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top)?;
+    let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.12))
+        .y_desc("cost (M$)")
+        .label_style(("sans-serif", style.font(12.0)))
+        .axis_desc_style(("sans-serif", style.font(13.0)))
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .draw()?;
+    let components = [
+        ("links", palette::LINKS),
+        ("switches", palette::SWITCHES),
+        ("NICs", palette::NICS),
+    ];
+    let swatch = style.px(5.0) as i32;
+    for (k, (name, color)) in components.into_iter().enumerate() {
+        let rects = bars.iter().enumerate().map(move |(i, b)| {
+            let parts = [b.links_usd, b.switches_usd, b.nics_usd];
+            let y0: f64 = parts[..k].iter().sum::<f64>() * millions;
+            let y1 = y0 + parts[k] * millions;
+            let i = i as u32;
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), y0),
+                    (SegmentValue::Exact(i + 1), y1),
+                ],
+                color.filled(),
+            );
+            r.set_margin(0, 0, style.px(14.0), style.px(14.0));
+            r
+        });
+        chart.draw_series(rects)?.label(name).legend(move |(x, y)| {
+            let s = 5;
+            Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
+        });
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", style.font(12.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(palette::INK.mix(0.3))
+        .draw()?;
+    area.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    fn bars() -> Vec<CostBar> {
+        let (net, costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
+        let cost = costs.network_cost(&net, &[125.0; 4]).unwrap();
+        CostBar::from_cost(&cost, (1..=4).map(|d| format!("d{d}")))
+    }
+
+    #[test]
+    fn svg_has_one_rect_per_nonzero_component_and_the_labels() {
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
+            draw_cost_bars(&area, &bars(), &ChartStyle::default()).unwrap();
+        }
+        for label in ["d1", "d4", "cost (M$)", "links", "NICs"] {
+            assert!(svg.contains(label), "missing {label}");
+        }
+        // Each component series is drawn in its own colour: 4 link bars, one switch and one NIC bar with
+        // height, plus zero-height ones, plus the legend swatches.
+        let fill = |c: RGBColor| format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        assert!(svg.matches(&fill(palette::LINKS)).count() >= 5);
+        assert!(svg.matches(&fill(palette::NICS)).count() >= 2);
+    }
+
+    #[test]
+    fn empty_input_still_draws_axes() {
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (320, 200)).into_drawing_area();
+            draw_cost_bars(&area, &[], &ChartStyle { scale: 2.0 }).unwrap();
+        }
+        assert!(svg.contains("Network cost per dimension"));
+    }
+}

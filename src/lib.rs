@@ -1,0 +1,17 @@
+//! libra-studio: LIBRA's network cost and time model, a bandwidth optimizer and Clos routing.
+//!
+//! The core (`model`, `optimize`, `routing`, `permalink`, `presets`, `charts`, `format`) is plain Rust and builds
+//! natively; `ui` is the Leptos app (wasm32 only) and `cli` the command line (native only).
+
+pub mod charts;
+pub mod format;
+pub mod model;
+pub mod optimize;
+pub mod permalink;
+pub mod presets;
+pub mod routing;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod cli;
+#[cfg(target_arch = "wasm32")]
+pub mod ui;

@@ -1,0 +1,268 @@
+//! Cost tiers and network cost (LIBRA src/cost_model/cost_model.py).
+//!
+//! A dimension is built from identical building blocks (a ring, a fully-connected group or a switch).
+//! With `B` the bandwidth per NPU of dimension `d` in GB/s and unit costs in $ per GB/s:
+//! - blocks: Ring / FullyConnected `N / n_d`; Switch `prod_{e>d} n_e`
+//! - link bandwidth: Ring `B / 2`; FullyConnected `B / (n_d - 1)`; Switch `B`
+//! - links per block: Ring `2 n_d`; FullyConnected `n_d (n_d - 1)`; Switch `prod_{e<=d} n_e`
+//! - block cost = link_bw * links * (link + [Switch only] nic + switch)
+//!
+//! which collapses to `N * B * (link [+ nic + switch])`: the cost is linear in `B`.
+
+use super::network::{Network, NetworkError, Topology};
+use serde::{Deserialize, Serialize};
+
+/// Unit costs of one tier, in $ per GB/s. `switch` and `nic` are needed by Switch dimensions only.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostTier {
+    pub name: String,
+    pub link: f64,
+    pub switch: Option<f64>,
+    pub nic: Option<f64>,
+}
+
+/// The tiers a network's dimensions refer to by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostModel {
+    pub tiers: Vec<CostTier>,
+}
+
+/// Why a cost cannot be computed. Dimensions are 1-based.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CostError {
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    #[error("dimension {dim}: unknown cost tier \"{tier}\"")]
+    UnknownTier { dim: usize, tier: String },
+    #[error(
+        "dimension {dim}: tier \"{tier}\" has no {component} cost, which a Switch dimension needs"
+    )]
+    MissingUnitCost {
+        dim: usize,
+        tier: String,
+        component: &'static str,
+    },
+    #[error("tier \"{tier}\": {component} cost must be a positive finite number of $ per GB/s, got {value}")]
+    BadUnitCost {
+        tier: String,
+        component: &'static str,
+        value: f64,
+    },
+    #[error(
+        "dimension {dim}: bandwidth must be a non-negative finite number of GB/s, got {value}"
+    )]
+    BadBandwidth { dim: usize, value: f64 },
+    #[error("{given} bandwidths given for a network of {dims} dimensions")]
+    BandwidthCount { given: usize, dims: usize },
+}
+
+/// The cost of one dimension, by component, with the building-block counts behind it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DimCost {
+    pub blocks: u64,
+    pub links_per_block: u64,
+    /// Bandwidth of one link, GB/s.
+    pub link_bw_gbps: f64,
+    pub links_usd: f64,
+    pub switches_usd: f64,
+    pub nics_usd: f64,
+}
+
+impl DimCost {
+    pub fn total_usd(&self) -> f64 {
+        self.links_usd + self.switches_usd + self.nics_usd
+    }
+}
+
+/// Network cost with its per-dimension breakdown.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NetworkCost {
+    pub dims: Vec<DimCost>,
+}
+
+impl NetworkCost {
+    pub fn total_usd(&self) -> f64 {
+        self.dims.iter().map(DimCost::total_usd).sum()
+    }
+}
+
+impl CostModel {
+    pub fn tier(&self, name: &str) -> Option<&CostTier> {
+        self.tiers.iter().find(|t| t.name == name)
+    }
+
+    /// Unit cost per GB/s of per-NPU bandwidth in each dimension: `u_d`, so that `Cost(B) = N * sum_d u_d B_d`.
+    pub fn unit_costs(&self, net: &Network) -> Result<Vec<f64>, CostError> {
+        net.validate()?;
+        net.dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let (link, switch, nic) = self.components(i + 1, &d.tier, d.topology)?;
+                Ok(link + switch + nic)
+            })
+            .collect()
+    }
+
+    /// Unit costs (link, switch, nic) of dimension `dim` (1-based); switch and nic are 0 unless Switch.
+    fn components(
+        &self,
+        dim: usize,
+        tier_name: &str,
+        topology: Topology,
+    ) -> Result<(f64, f64, f64), CostError> {
+        let tier = self.tier(tier_name).ok_or_else(|| CostError::UnknownTier {
+            dim,
+            tier: tier_name.to_string(),
+        })?;
+        let check = |component: &'static str, value: f64| {
+            if value.is_finite() && value > 0.0 {
+                Ok(value)
+            } else {
+                Err(CostError::BadUnitCost {
+                    tier: tier.name.clone(),
+                    component,
+                    value,
+                })
+            }
+        };
+        let link = check("link", tier.link)?;
+        if topology != Topology::Switch {
+            return Ok((link, 0.0, 0.0));
+        }
+        let needed = |component: &'static str, value: Option<f64>| {
+            value
+                .ok_or_else(|| CostError::MissingUnitCost {
+                    dim,
+                    tier: tier.name.clone(),
+                    component,
+                })
+                .and_then(|v| check(component, v))
+        };
+        Ok((
+            link,
+            needed("switch", tier.switch)?,
+            needed("nic", tier.nic)?,
+        ))
+    }
+
+    /// The cost of `net` at per-NPU bandwidths `bw_gbps`, with its breakdown.
+    pub fn network_cost(&self, net: &Network, bw_gbps: &[f64]) -> Result<NetworkCost, CostError> {
+        let total = u64::from(net.total_npus()?);
+        if bw_gbps.len() != net.dims.len() {
+            return Err(CostError::BandwidthCount {
+                given: bw_gbps.len(),
+                dims: net.dims.len(),
+            });
+        }
+        let mut dims = Vec::with_capacity(net.dims.len());
+        for (i, (d, &bw)) in net.dims.iter().zip(bw_gbps).enumerate() {
+            if !(bw.is_finite() && bw >= 0.0) {
+                return Err(CostError::BadBandwidth {
+                    dim: i + 1,
+                    value: bw,
+                });
+            }
+            let (link, switch, nic) = self.components(i + 1, &d.tier, d.topology)?;
+            let n = u64::from(d.npus);
+            let inner: u64 = net.dims[..=i].iter().map(|e| u64::from(e.npus)).product();
+            let (blocks, links_per_block, link_bw_gbps) = match d.topology {
+                Topology::Ring => (total / n, 2 * n, bw / 2.0),
+                Topology::FullyConnected => (total / n, n * (n - 1), bw / (n - 1) as f64),
+                Topology::Switch => (total / inner, inner, bw),
+            };
+            let capacity = blocks as f64 * link_bw_gbps * links_per_block as f64;
+            dims.push(DimCost {
+                blocks,
+                links_per_block,
+                link_bw_gbps,
+                links_usd: link * capacity,
+                switches_usd: switch * capacity,
+                nics_usd: nic * capacity,
+            });
+        }
+        Ok(NetworkCost { dims })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    fn rel(a: f64, b: f64) -> f64 {
+        (a - b).abs() / b.abs()
+    }
+
+    #[test]
+    fn uniform_cost_of_libra_4d_matches_the_reference() {
+        // ../shared/reference/libra_reference.json, GPT_3 on 4d_network, uniform 125 GB/s per dimension.
+        let (net, costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
+        let cost = costs.network_cost(&net, &[125.0; 4]).unwrap();
+        // "uniform": {"cost_usd": 34508892.160000004} in the reference file.
+        assert!(
+            rel(cost.total_usd(), 34508892.160000004) < 1e-12,
+            "{}",
+            cost.total_usd()
+        );
+        // Building blocks of LIBRA's 4D network.
+        let blocks: Vec<u64> = cost.dims.iter().map(|d| d.blocks).collect();
+        assert_eq!(blocks, vec![1024, 512, 1024, 1]);
+        let links: Vec<u64> = cost.dims.iter().map(|d| d.links_per_block).collect();
+        assert_eq!(links, vec![8, 56, 8, 4096]);
+        // Only the Switch dimension pays for switches and NICs.
+        assert_eq!(cost.dims[1].switches_usd, 0.0);
+        assert!(cost.dims[3].nics_usd > cost.dims[3].links_usd);
+    }
+
+    #[test]
+    fn breakdown_agrees_with_the_linear_form() {
+        let (net, costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
+        let bw = [338.4, 84.6, 58.1, 18.8];
+        let u = costs.unit_costs(&net).unwrap();
+        let linear: f64 = 4096.0 * u.iter().zip(bw).map(|(u, b)| u * b).sum::<f64>();
+        let cost = costs.network_cost(&net, &bw).unwrap();
+        assert!(rel(cost.total_usd(), linear) < 1e-12);
+    }
+
+    #[test]
+    fn errors_name_dimension_and_field() {
+        let (mut net, mut costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
+        net.dims[1].tier = "Nowhere".into();
+        assert_eq!(
+            costs.network_cost(&net, &[1.0; 4]).unwrap_err().to_string(),
+            "dimension 2: unknown cost tier \"Nowhere\""
+        );
+        net = presets::libra_4d_network();
+        costs.tiers[3].nic = None;
+        assert_eq!(
+            costs.unit_costs(&net).unwrap_err(),
+            CostError::MissingUnitCost {
+                dim: 4,
+                tier: "InterPod".into(),
+                component: "nic"
+            }
+        );
+        costs = presets::libra_4d_cost_model();
+        costs.tiers[0].link = f64::NAN;
+        assert!(matches!(
+            costs.unit_costs(&net),
+            Err(CostError::BadUnitCost {
+                component: "link",
+                ..
+            })
+        ));
+        costs = presets::libra_4d_cost_model();
+        assert_eq!(
+            costs.network_cost(&net, &[1.0, -1.0, 1.0, 1.0]),
+            Err(CostError::BadBandwidth {
+                dim: 2,
+                value: -1.0
+            })
+        );
+        assert_eq!(
+            costs.network_cost(&net, &[1.0; 3]),
+            Err(CostError::BandwidthCount { given: 3, dims: 4 })
+        );
+    }
+}

@@ -1,0 +1,317 @@
+//! Harness for the browser tests: serves the release bundle (`dist/`, built by `trunk build --release`)
+//! on a free 127.0.0.1 port, starts Debian's chromedriver on another, and drives headless Chromium.
+//!
+//! Console errors, uncaught errors and Rust panics are collected by the inline script of index.html
+//! into `window.__errors`; [`Browser::assert_no_errors`] fails the test on any of them.
+
+use fantoccini::{elements::Element, Client, ClientBuilder, Locator};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// How long any single wait for the page may take.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// The workspace root (two levels above this crate).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where screenshots go: target/e2e/.
+pub fn screenshot_dir() -> PathBuf {
+    let dir = root().join("target/e2e");
+    std::fs::create_dir_all(&dir).expect("create target/e2e");
+    dir
+}
+
+fn dist() -> PathBuf {
+    let dist = root().join("dist");
+    assert!(
+        dist.join("index.html").exists(),
+        "dist/index.html is missing: run `trunk build --release` first (make test does)"
+    );
+    dist
+}
+
+fn content_type(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js") => "text/javascript",
+        Some("wasm") => "application/wasm",
+        Some("css") => "text/css",
+        Some("png") => "image/png",
+        Some("svg") => "image/svg+xml",
+        Some("json") => "application/json",
+        _ => "application/octet-stream",
+    }
+}
+
+/// A minimal static file server for `dist/`, on a free port; it lives as long as the runtime.
+async fn serve_dist() -> u16 {
+    let dist = dist();
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let dist = dist.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = stream.read(&mut buf).await.unwrap_or(0);
+                let request = String::from_utf8_lossy(&buf[..n]);
+                let target = request.split_whitespace().nth(1).unwrap_or("/");
+                let path = target.split(['?', '#']).next().unwrap_or("/");
+                let rel = path.trim_start_matches('/');
+                let rel = if rel.is_empty() { "index.html" } else { rel };
+                let file = dist.join(rel);
+                let response = match (rel.contains(".."), tokio::fs::read(&file).await) {
+                    (false, Ok(body)) => {
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                            content_type(&file),
+                            body.len()
+                        );
+                        [head.into_bytes(), body].concat()
+                    }
+                    _ => {
+                        b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                            .to_vec()
+                    }
+                };
+                let _ = stream.write_all(&response).await;
+                let _ = stream.shutdown().await;
+            });
+        }
+    });
+    port
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Kills the child's whole process group (chromedriver and the Chromium it started) when dropped,
+/// so that a failing test leaves nothing behind.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let group = format!("-{}", self.0.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn wait_for_port(port: u16) {
+    let start = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(start.elapsed() < WAIT, "nothing listens on port {port}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// One headless Chromium on the served app.
+pub struct Browser {
+    pub client: Client,
+    pub base_url: String,
+    _driver: KillOnDrop,
+    _profile: TempDir,
+}
+
+/// A fresh Chromium profile directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Browser {
+    /// Serve dist/, start chromedriver and open a headless Chromium of `width` x `height` CSS pixels.
+    pub async fn start(width: u32, height: u32) -> Browser {
+        Browser::start_scaled(width, height, 1.0).await
+    }
+
+    /// As [`Browser::start`], on a screen of `device_scale_factor` device pixels per CSS pixel.
+    pub async fn start_scaled(width: u32, height: u32, device_scale_factor: f64) -> Browser {
+        let app_port = serve_dist().await;
+        let driver_port = free_port();
+        let driver = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={driver_port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {CHROMEDRIVER} ({e}): run scripts/setup"));
+        let driver = KillOnDrop(driver);
+        wait_for_port(driver_port).await;
+
+        let profile = std::env::temp_dir().join(format!(
+            "libra-studio-e2e-{}-{driver_port}",
+            std::process::id()
+        ));
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--disable-dev-shm-usage",
+            "--hide-scrollbars",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([
+            format!("--window-size={width},{height}"),
+            format!("--force-device-scale-factor={device_scale_factor}"),
+            format!("--user-data-dir={}", profile.display()),
+        ])
+        .collect::<Vec<_>>();
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".into(),
+            serde_json::json!({ "binary": CHROMIUM, "args": args }),
+        );
+        let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{driver_port}"))
+            .await
+            .expect("connect to chromedriver");
+        Browser {
+            client,
+            base_url: format!("http://127.0.0.1:{app_port}/"),
+            _driver: driver,
+            _profile: TempDir(profile),
+        }
+    }
+
+    /// Open the app (with an optional `#fragment`) and wait until it has mounted.
+    pub async fn open(&self, fragment: &str) {
+        let url = format!("{}{}", self.base_url, fragment);
+        self.client.goto(&url).await.expect("goto");
+        self.wait_testid("results-panel").await;
+    }
+
+    /// Wait for the element with `data-testid` = `id`.
+    pub async fn wait_testid(&self, id: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(WAIT)
+            .for_element(Locator::Css(&format!("[data-testid=\"{id}\"]")))
+            .await
+            .unwrap_or_else(|e| {
+                panic!(
+                    "no element [data-testid={id}] within {WAIT:?}: {e} \
+                     (is dist/ a fresh release build, and wasm-opt binaryen 132?)"
+                )
+            })
+    }
+
+    /// The `data-value` attribute of the element `id`, once it satisfies `pred` (polled up to WAIT).
+    pub async fn wait_value(&self, id: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        let mut last = None;
+        while start.elapsed() < WAIT {
+            if let Ok(el) = self
+                .client
+                .find(Locator::Css(&format!("[data-testid=\"{id}\"]")))
+                .await
+            {
+                if let Ok(Some(v)) = el.attr("data-value").await {
+                    if pred(&v) {
+                        return v;
+                    }
+                    last = Some(v);
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("[data-testid={id}] data-value never satisfied the check; last value {last:?}");
+    }
+
+    /// Replace the text of the input `id` as a user would: select all, then type.
+    pub async fn type_into(&self, id: &str, text: &str) {
+        let input = self.wait_testid(id).await;
+        input.clear().await.expect("clear");
+        input.send_keys(text).await.expect("type");
+    }
+
+    /// Run `script` (a function body) in the page and return its result.
+    pub async fn js(&self, script: &str) -> serde_json::Value {
+        self.client
+            .execute(script, vec![])
+            .await
+            .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
+    }
+
+    /// Pixels of the canvas `id` that are not (near) white, and its size in device pixels.
+    pub async fn canvas_ink(&self, id: &str) -> (u64, u64, u64) {
+        let script = format!(
+            r#"const c = document.querySelector('[data-testid="{id}"]');
+               if (!c) return [0, 0, 0];
+               const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+               let ink = 0;
+               for (let i = 0; i < d.length; i += 4) {{
+                 if (d[i + 3] > 0 && (d[i] < 235 || d[i + 1] < 235 || d[i + 2] < 235)) ink++;
+               }}
+               return [ink, c.width, c.height];"#
+        );
+        let v = self.js(&script).await;
+        let n = |i: usize| v[i].as_u64().unwrap_or(0);
+        (n(0), n(1), n(2))
+    }
+
+    /// Save a screenshot as target/e2e/`name`.png and return its path.
+    pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let png = self.client.screenshot().await.expect("screenshot");
+        let path = screenshot_dir().join(format!("{name}.png"));
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+
+    /// Fail on any console error, uncaught exception or Rust panic message seen by the page.
+    pub async fn assert_no_errors(&self) {
+        let errors = self
+            .js("return window.__errors || ['no error collector'];")
+            .await;
+        let list = errors.as_array().cloned().unwrap_or_default();
+        assert!(list.is_empty(), "the page reported errors: {list:#?}");
+    }
+
+    pub async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}
+
+/// Run a browser test with an overall time limit, so that a page that never mounts fails instead of hanging.
+pub fn run<F: std::future::Future<Output = ()>>(limit: Duration, test: F) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        tokio::time::timeout(limit, test)
+            .await
+            .unwrap_or_else(|_| panic!("browser test exceeded {limit:?}"))
+    });
+}

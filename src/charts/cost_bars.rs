@@ -95,7 +95,7 @@ pub fn draw_cost_bars<DB: DrawingBackend>(
             r
         });
         chart.draw_series(rects)?.label(name).legend(move |(x, y)| {
-            let s = 5;
+            let s = swatch;
             Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
         });
     }

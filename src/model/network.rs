@@ -48,6 +48,9 @@ pub struct Dim {
     pub npus: u32,
     /// Name of the cost tier (a key of the cost model, e.g. `InterPod`).
     pub tier: String,
+    /// Latency per collective step, ns (the alpha term; used only when the model's latency is on).
+    #[serde(default)]
+    pub latency_ns: f64,
 }
 
 /// A network of `D >= 1` dimensions; `N = prod n_d` NPUs.
@@ -57,7 +60,7 @@ pub struct Network {
 }
 
 /// Why a network description is not usable. Every variant names the dimension (1-based) and the field.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum NetworkError {
     #[error("the network has no dimensions: add at least one")]
     NoDimensions,
@@ -67,6 +70,8 @@ pub enum NetworkError {
     TooFewNpus { dim: usize, npus: u32 },
     #[error("the network has more than 2^32 - 1 NPUs in total")]
     TooManyNpus,
+    #[error("dimension {dim}: latency must be a non-negative finite number of ns, got {value}")]
+    BadLatency { dim: usize, value: f64 },
 }
 
 /// Parse the NPU count typed for dimension `dim` (1-based).
@@ -101,6 +106,12 @@ impl Network {
                 return Err(NetworkError::TooFewNpus {
                     dim: i + 1,
                     npus: d.npus,
+                });
+            }
+            if !(d.latency_ns.is_finite() && d.latency_ns >= 0.0) {
+                return Err(NetworkError::BadLatency {
+                    dim: i + 1,
+                    value: d.latency_ns,
                 });
             }
             total = total.checked_mul(d.npus).ok_or(NetworkError::TooManyNpus)?;

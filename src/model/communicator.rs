@@ -1,0 +1,310 @@
+//! Communicators: for each phase kind, the group size a collective spans in each dimension
+//! (LIBRA's communicator YAML; `-1` = the dimension is not used).
+
+use super::network::Network;
+use super::workload::PhaseKind;
+use serde::{Deserialize, Serialize};
+
+/// The group sizes of one phase kind, one entry per dimension: `None` = dimension unused (`-1`).
+pub type Groups = Vec<Option<u32>>;
+
+/// The three communicators of a workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Communicator {
+    pub forward: Groups,
+    pub input_grad: Groups,
+    pub weight_grad: Groups,
+}
+
+/// Why a communicator does not fit the network. Dimensions are 1-based.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommunicatorError {
+    #[error("{phase}: {given} group sizes given for a network of {dims} dimensions")]
+    Length {
+        phase: PhaseKind,
+        given: usize,
+        dims: usize,
+    },
+    #[error("{phase}, dimension {dim}: group size {group} must be -1 (unused) or a divisor of {npus} of at least 2")]
+    BadGroup {
+        phase: PhaseKind,
+        dim: usize,
+        group: i64,
+        npus: u32,
+    },
+    #[error("parallelism degrees must be at least 1, got {name} = {value}")]
+    BadDegree { name: &'static str, value: u32 },
+    #[error("TP {tp} x PP {pp} x DP {dp} = {product} NPUs, but the network has {npus}")]
+    DegreeProduct {
+        tp: u32,
+        pp: u32,
+        dp: u32,
+        product: u64,
+        npus: u64,
+    },
+    #[error("{name} = {degree} cannot be laid onto the dimensions: after the inner ones, dimension {dim} has {left} NPUs left and {left} is not a multiple of the {remaining} still needed, nor a divisor of it")]
+    CannotLay {
+        name: &'static str,
+        degree: u32,
+        dim: usize,
+        left: u32,
+        remaining: u32,
+    },
+}
+
+impl Communicator {
+    pub fn groups(&self, kind: PhaseKind) -> &Groups {
+        match kind {
+            PhaseKind::Forward => &self.forward,
+            PhaseKind::InputGrad => &self.input_grad,
+            PhaseKind::WeightGrad => &self.weight_grad,
+        }
+    }
+
+    /// One communicator for all three phase kinds.
+    pub fn uniform(groups: Groups) -> Communicator {
+        Communicator {
+            forward: groups.clone(),
+            input_grad: groups.clone(),
+            weight_grad: groups,
+        }
+    }
+
+    /// From LIBRA's integer vectors (`-1` = unused), checked against `net`.
+    pub fn from_libra(
+        net: &Network,
+        forward: &[i64],
+        input_grad: &[i64],
+        weight_grad: &[i64],
+    ) -> Result<Communicator, CommunicatorError> {
+        let convert = |phase: PhaseKind, v: &[i64]| -> Result<Groups, CommunicatorError> {
+            v.iter()
+                .enumerate()
+                .map(|(i, &g)| match g {
+                    -1 => Ok(None),
+                    g if g >= 2 && g <= i64::from(u32::MAX) => Ok(Some(g as u32)),
+                    g => Err(CommunicatorError::BadGroup {
+                        phase,
+                        dim: i + 1,
+                        group: g,
+                        npus: net.dims.get(i).map_or(0, |d| d.npus),
+                    }),
+                })
+                .collect()
+        };
+        let c = Communicator {
+            forward: convert(PhaseKind::Forward, forward)?,
+            input_grad: convert(PhaseKind::InputGrad, input_grad)?,
+            weight_grad: convert(PhaseKind::WeightGrad, weight_grad)?,
+        };
+        c.validate(net)?;
+        Ok(c)
+    }
+
+    /// LIBRA's integer vector of one phase kind (`-1` = unused).
+    pub fn libra_vector(&self, kind: PhaseKind) -> Vec<i64> {
+        self.groups(kind)
+            .iter()
+            .map(|g| g.map_or(-1, i64::from))
+            .collect()
+    }
+
+    /// Each vector has one entry per dimension; each group size divides `n_d` and is at least 2.
+    pub fn validate(&self, net: &Network) -> Result<(), CommunicatorError> {
+        for phase in PhaseKind::ALL {
+            let groups = self.groups(phase);
+            if groups.len() != net.dims.len() {
+                return Err(CommunicatorError::Length {
+                    phase,
+                    given: groups.len(),
+                    dims: net.dims.len(),
+                });
+            }
+            for (i, (g, d)) in groups.iter().zip(&net.dims).enumerate() {
+                if let Some(g) = *g {
+                    if g < 2 || !d.npus.is_multiple_of(g) {
+                        return Err(CommunicatorError::BadGroup {
+                            phase,
+                            dim: i + 1,
+                            group: i64::from(g),
+                            npus: d.npus,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parallelism degrees of a training job: tensor, pipeline and data parallel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parallelism {
+    pub tp: u32,
+    pub pp: u32,
+    pub dp: u32,
+}
+
+/// Where each parallelism degree lands: group sizes per dimension for TP, PP and DP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub tp: Groups,
+    pub pp: Groups,
+    pub dp: Groups,
+}
+
+impl Parallelism {
+    /// Lay TP on the innermost dimensions, then PP, then DP (each filling dimensions from the inside out;
+    /// a dimension may be split between two degrees when one divides it).
+    pub fn map_onto(&self, net: &Network) -> Result<Mapping, CommunicatorError> {
+        for (name, value) in [("TP", self.tp), ("PP", self.pp), ("DP", self.dp)] {
+            if value == 0 {
+                return Err(CommunicatorError::BadDegree { name, value });
+            }
+        }
+        let npus: u64 = net.dims.iter().map(|d| u64::from(d.npus)).product();
+        let product = u64::from(self.tp) * u64::from(self.pp) * u64::from(self.dp);
+        if product != npus {
+            return Err(CommunicatorError::DegreeProduct {
+                tp: self.tp,
+                pp: self.pp,
+                dp: self.dp,
+                product,
+                npus,
+            });
+        }
+        let mut left: Vec<u32> = net.dims.iter().map(|d| d.npus).collect();
+        let mut lay = |name: &'static str, degree: u32| -> Result<Groups, CommunicatorError> {
+            let mut groups = vec![None; left.len()];
+            let mut remaining = degree;
+            for (i, l) in left.iter_mut().enumerate() {
+                if remaining == 1 {
+                    break;
+                }
+                if *l == 1 {
+                    continue;
+                }
+                let take = if remaining.is_multiple_of(*l) {
+                    *l
+                } else if l.is_multiple_of(remaining) {
+                    remaining
+                } else {
+                    return Err(CommunicatorError::CannotLay {
+                        name,
+                        degree,
+                        dim: i + 1,
+                        left: *l,
+                        remaining,
+                    });
+                };
+                groups[i] = Some(take);
+                *l /= take;
+                remaining /= take;
+            }
+            Ok(groups)
+        };
+        Ok(Mapping {
+            tp: lay("TP", self.tp)?,
+            pp: lay("PP", self.pp)?,
+            dp: lay("DP", self.dp)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn gpt3_4d_communicator_fits_the_4d_network() {
+        let net = presets::libra_4d_network();
+        let c = Communicator::from_libra(&net, &[4, 4, -1, -1], &[4, 4, -1, -1], &[-1, 2, 4, 32])
+            .unwrap();
+        assert_eq!(c.forward, vec![Some(4), Some(4), None, None]);
+        assert_eq!(c.libra_vector(PhaseKind::WeightGrad), vec![-1, 2, 4, 32]);
+    }
+
+    #[test]
+    fn bad_groups_are_named() {
+        let net = presets::libra_4d_network();
+        assert_eq!(
+            Communicator::from_libra(&net, &[4, 3, -1, -1], &[-1; 4], &[-1; 4]),
+            Err(CommunicatorError::BadGroup {
+                phase: PhaseKind::Forward,
+                dim: 2,
+                group: 3,
+                npus: 8
+            })
+        );
+        assert_eq!(
+            Communicator::from_libra(&net, &[-1; 4], &[-1; 4], &[1, -1, -1, -1])
+                .unwrap_err()
+                .to_string(),
+            "WeightGrad, dimension 1: group size 1 must be -1 (unused) or a divisor of 4 of at least 2"
+        );
+        assert_eq!(
+            Communicator::from_libra(&net, &[-1; 4], &[-1; 3], &[-1; 4]),
+            Err(CommunicatorError::Length {
+                phase: PhaseKind::InputGrad,
+                given: 3,
+                dims: 4
+            })
+        );
+    }
+
+    #[test]
+    fn tp16_dp256_maps_like_libras_gpt3_file() {
+        // GPT_3_4d.yml: "TP-16, DP-256": Forward [4, 4, -1, -1], WeightGrad [-1, 2, 4, 32].
+        let net = presets::libra_4d_network();
+        let m = Parallelism {
+            tp: 16,
+            pp: 1,
+            dp: 256,
+        }
+        .map_onto(&net)
+        .unwrap();
+        assert_eq!(m.tp, vec![Some(4), Some(4), None, None]);
+        assert_eq!(m.pp, vec![None; 4]);
+        assert_eq!(m.dp, vec![None, Some(2), Some(4), Some(32)]);
+    }
+
+    #[test]
+    fn degrees_that_do_not_fit_are_errors() {
+        let net = presets::libra_4d_network();
+        let p = |tp, pp, dp| Parallelism { tp, pp, dp }.map_onto(&net);
+        assert!(matches!(
+            p(16, 1, 128),
+            Err(CommunicatorError::DegreeProduct { product: 2048, .. })
+        ));
+        assert!(matches!(
+            p(0, 1, 4096),
+            Err(CommunicatorError::BadDegree { name: "TP", .. })
+        ));
+        // TP 3 divides nothing.
+        let mut odd = presets::libra_4d_network();
+        odd.dims[0].npus = 6;
+        let r = Parallelism {
+            tp: 4,
+            pp: 1,
+            dp: 6 * 8 * 4 * 32 / 4,
+        }
+        .map_onto(&odd);
+        assert!(
+            matches!(
+                r,
+                Err(CommunicatorError::CannotLay {
+                    name: "TP",
+                    dim: 1,
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
+        // A degree can span a partial dimension: TP 8 on Ring 4 x FC 8 takes 4 x 2.
+        let m = p(8, 4, 128).unwrap();
+        assert_eq!(m.tp, vec![Some(4), Some(2), None, None]);
+        assert_eq!(m.pp, vec![None, Some(4), None, None]);
+        assert_eq!(m.dp, vec![None, None, Some(4), Some(32)]);
+    }
+}

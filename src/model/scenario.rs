@@ -1,0 +1,228 @@
+//! The Scenario: network, cost tiers, workloads (with weights and communicators), constraints,
+//! objective and modelling options. The one object that the optimizer, the permalink codec, the CLI
+//! and the UI share; serialized as JSON.
+
+use super::communicator::{Communicator, CommunicatorError};
+use super::cost::{CostError, CostModel, NetworkCost};
+use super::network::{Network, NetworkError};
+use super::training::{check_bandwidths, iteration_time, ModelOptions, TimeBreakdown, TimeError};
+use super::workload::{PhaseKind, Workload, WorkloadError};
+use serde::{Deserialize, Serialize};
+
+/// One workload of the scenario; the objective adds `weight * T` over workloads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkloadSpec {
+    pub name: String,
+    #[serde(default = "one")]
+    pub weight: f64,
+    pub workload: Workload,
+    pub communicator: Communicator,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The total-bandwidth constraint: `sum_d B_d = total` (LIBRA's) or `<= total`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TotalBandwidth {
+    Equal(f64),
+    AtMost(f64),
+}
+
+/// Constraints on the bandwidths B (GB/s per NPU). Bounds are per dimension, `None` = unbounded.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Constraints {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_bw: Option<TotalBandwidth>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_usd: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub min_gbps: Vec<Option<f64>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub max_gbps: Vec<Option<f64>>,
+    /// General linear constraints as text, e.g. `"B1 >= B2"` (parsed by the optimizer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub linear: Vec<String>,
+}
+
+/// What the optimizer minimizes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Objective {
+    /// Training time (LIBRA's PerfOpt).
+    #[default]
+    Time,
+    /// Time x cost (LIBRA's PerfPerCostOpt; reported as `T_ns * Cost_usd / 1e10`).
+    TimeXCost,
+    /// Network cost, subject to a training-time target.
+    Cost { time_target_ns: f64 },
+}
+
+/// A whole design problem.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub name: String,
+    pub network: Network,
+    pub costs: CostModel,
+    pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
+    pub constraints: Constraints,
+    #[serde(default)]
+    pub objective: Objective,
+    #[serde(default)]
+    pub model: ModelOptions,
+}
+
+/// Why a scenario is not usable or cannot be evaluated.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ScenarioError {
+    #[error(transparent)]
+    Network(#[from] NetworkError),
+    #[error(transparent)]
+    Cost(#[from] CostError),
+    #[error("the scenario has no workloads")]
+    NoWorkloads,
+    #[error(
+        "workload {index} (\"{name}\"): weight must be a positive finite number, got {weight}"
+    )]
+    BadWeight {
+        index: usize,
+        name: String,
+        weight: f64,
+    },
+    #[error("workload {index} (\"{name}\"): {source}")]
+    Workload {
+        index: usize,
+        name: String,
+        source: WorkloadError,
+    },
+    #[error("workload {index} (\"{name}\") communicator: {source}")]
+    Communicator {
+        index: usize,
+        name: String,
+        source: CommunicatorError,
+    },
+    #[error(transparent)]
+    Time(#[from] TimeError),
+}
+
+/// The time and cost of a scenario at one bandwidth vector, with their breakdowns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Evaluation {
+    pub bw_gbps: Vec<f64>,
+    /// `sum_w weight_w * T_w`, ns.
+    pub time_ns: f64,
+    /// Weighted compute time, ns.
+    pub compute_ns: f64,
+    pub cost_usd: f64,
+    pub cost: NetworkCost,
+    pub workloads: Vec<WorkloadEvaluation>,
+}
+
+/// One workload's share of an [`Evaluation`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WorkloadEvaluation {
+    pub name: String,
+    pub weight: f64,
+    pub time: TimeBreakdown,
+}
+
+impl Evaluation {
+    /// Weighted exposed communication by phase kind, then dimension.
+    pub fn exposed_ns(&self) -> [Vec<f64>; 3] {
+        let dims = self.bw_gbps.len();
+        let mut out: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0; dims]);
+        for w in &self.workloads {
+            for kind in PhaseKind::ALL {
+                for (o, e) in out[kind.index()]
+                    .iter_mut()
+                    .zip(&w.time.exposed_ns[kind.index()])
+                {
+                    *o += w.weight * e;
+                }
+            }
+        }
+        out
+    }
+
+    /// LIBRA's PerfPerCost objective value: `T_ns * Cost_usd / 1e10`.
+    pub fn time_x_cost(&self) -> f64 {
+        self.time_ns * self.cost_usd / 1e10
+    }
+}
+
+impl Scenario {
+    /// Check every part; the first problem found is returned, naming its field.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.network.validate()?;
+        self.costs.unit_costs(&self.network)?;
+        if self.workloads.is_empty() {
+            return Err(ScenarioError::NoWorkloads);
+        }
+        for (i, w) in self.workloads.iter().enumerate() {
+            let (index, name) = (i + 1, w.name.clone());
+            if !(w.weight.is_finite() && w.weight > 0.0) {
+                return Err(ScenarioError::BadWeight {
+                    index,
+                    name,
+                    weight: w.weight,
+                });
+            }
+            w.workload
+                .validate()
+                .map_err(|source| ScenarioError::Workload {
+                    index,
+                    name: name.clone(),
+                    source,
+                })?;
+            w.communicator.validate(&self.network).map_err(|source| {
+                ScenarioError::Communicator {
+                    index,
+                    name,
+                    source,
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Time and cost at per-NPU bandwidths `bw_gbps` (GB/s, one per dimension).
+    pub fn evaluate(&self, bw_gbps: &[f64]) -> Result<Evaluation, ScenarioError> {
+        self.validate()?;
+        check_bandwidths(&self.network, bw_gbps)?;
+        let cost = self.costs.network_cost(&self.network, bw_gbps)?;
+        let mut workloads = Vec::with_capacity(self.workloads.len());
+        for w in &self.workloads {
+            let time = iteration_time(
+                &self.network,
+                &w.workload,
+                &w.communicator,
+                bw_gbps,
+                &self.model,
+            )?;
+            workloads.push(WorkloadEvaluation {
+                name: w.name.clone(),
+                weight: w.weight,
+                time,
+            });
+        }
+        Ok(Evaluation {
+            bw_gbps: bw_gbps.to_vec(),
+            time_ns: workloads.iter().map(|w| w.weight * w.time.time_ns).sum(),
+            compute_ns: workloads.iter().map(|w| w.weight * w.time.compute_ns).sum(),
+            cost_usd: cost.total_usd(),
+            cost,
+            workloads,
+        })
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a Scenario always serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}

@@ -1,0 +1,267 @@
+//! Workloads: layers with forward, input-gradient and weight-gradient phases (ASTRA-sim 1.0 / LIBRA).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The collective a phase ends with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Collective {
+    None,
+    AllReduce,
+    ReduceScatter,
+    AllGather,
+    AllToAll,
+}
+
+impl Collective {
+    pub const ALL: [Collective; 5] = [
+        Collective::None,
+        Collective::AllReduce,
+        Collective::ReduceScatter,
+        Collective::AllGather,
+        Collective::AllToAll,
+    ];
+
+    /// The spelling of the ASTRA-sim 1.0 text format.
+    pub fn text_name(self) -> &'static str {
+        match self {
+            Collective::None => "NONE",
+            Collective::AllReduce => "ALLREDUCE",
+            Collective::ReduceScatter => "REDUCESCATTER",
+            Collective::AllGather => "ALLGATHER",
+            Collective::AllToAll => "ALLTOALL",
+        }
+    }
+
+    /// Parse as LIBRA does: case-insensitive, no hyphens (`NONE`, `ALLREDUCE`, ...).
+    pub fn parse(text: &str) -> Option<Collective> {
+        let text = text.trim();
+        Collective::ALL
+            .into_iter()
+            .find(|c| c.text_name().eq_ignore_ascii_case(text))
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Collective::None => "None",
+            Collective::AllReduce => "AllReduce",
+            Collective::ReduceScatter => "ReduceScatter",
+            Collective::AllGather => "AllGather",
+            Collective::AllToAll => "AllToAll",
+        })
+    }
+}
+
+/// The three phases of a layer; each has its own communicator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PhaseKind {
+    Forward,
+    InputGrad,
+    WeightGrad,
+}
+
+impl PhaseKind {
+    pub const ALL: [PhaseKind; 3] = [
+        PhaseKind::Forward,
+        PhaseKind::InputGrad,
+        PhaseKind::WeightGrad,
+    ];
+
+    /// The key of LIBRA's communicator YAML.
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseKind::Forward => "Forward",
+            PhaseKind::InputGrad => "InputGrad",
+            PhaseKind::WeightGrad => "WeightGrad",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for PhaseKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One phase: compute, then a collective of `size_bytes` (ignored when the collective is None).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    pub compute_ns: f64,
+    pub collective: Collective,
+    pub size_bytes: f64,
+}
+
+/// One layer of a workload.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Layer {
+    pub name: String,
+    /// ASTRA-sim's second field (`-1` in LIBRA's files); kept for round trips, unused by the model.
+    #[serde(default = "minus_one")]
+    pub reserved: i64,
+    pub forward: Phase,
+    pub input_grad: Phase,
+    pub weight_grad: Phase,
+    /// ASTRA-sim's last field, the weight-update time in ns; LIBRA's model ignores it, and so does ours.
+    #[serde(default)]
+    pub update_ns: f64,
+}
+
+fn minus_one() -> i64 {
+    -1
+}
+
+impl Layer {
+    pub fn phase(&self, kind: PhaseKind) -> &Phase {
+        match kind {
+            PhaseKind::Forward => &self.forward,
+            PhaseKind::InputGrad => &self.input_grad,
+            PhaseKind::WeightGrad => &self.weight_grad,
+        }
+    }
+
+    pub fn phase_mut(&mut self, kind: PhaseKind) -> &mut Phase {
+        match kind {
+            PhaseKind::Forward => &mut self.forward,
+            PhaseKind::InputGrad => &mut self.input_grad,
+            PhaseKind::WeightGrad => &mut self.weight_grad,
+        }
+    }
+}
+
+/// A training workload: the layers of one iteration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// The parallelism line of an ASTRA-sim 1.0 file (e.g. `DATA`), if the file had a header.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<String>,
+    pub layers: Vec<Layer>,
+}
+
+/// Why a workload is not usable (outside of text parsing, see `astra_text`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("the workload has no layers")]
+    NoLayers,
+    #[error(
+        "layer {layer} (\"{name}\"): {field} must be a non-negative finite number, got {value}"
+    )]
+    BadValue {
+        layer: usize,
+        name: String,
+        field: String,
+        value: f64,
+    },
+    #[error("layer {layer}: the name must be non-empty and without spaces, got \"{name}\"")]
+    BadName { layer: usize, name: String },
+}
+
+impl Workload {
+    /// Total compute time of one iteration, ns (every phase of every layer).
+    pub fn compute_ns(&self) -> f64 {
+        self.layers
+            .iter()
+            .flat_map(|l| PhaseKind::ALL.map(|k| l.phase(k).compute_ns))
+            .sum()
+    }
+
+    /// Check names and numbers; layers are numbered from 1.
+    pub fn validate(&self) -> Result<(), WorkloadError> {
+        if self.layers.is_empty() {
+            return Err(WorkloadError::NoLayers);
+        }
+        for (i, l) in self.layers.iter().enumerate() {
+            if l.name.is_empty() || l.name.chars().any(char::is_whitespace) {
+                return Err(WorkloadError::BadName {
+                    layer: i + 1,
+                    name: l.name.clone(),
+                });
+            }
+            let mut values = vec![("update time".to_string(), l.update_ns)];
+            for k in PhaseKind::ALL {
+                let p = l.phase(k);
+                values.push((format!("{k} compute time"), p.compute_ns));
+                values.push((format!("{k} collective size"), p.size_bytes));
+            }
+            if let Some((field, value)) = values
+                .into_iter()
+                .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
+            {
+                return Err(WorkloadError::BadValue {
+                    layer: i + 1,
+                    name: l.name.clone(),
+                    field,
+                    value,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collective_names_parse_case_insensitively() {
+        for c in Collective::ALL {
+            assert_eq!(Collective::parse(c.text_name()), Some(c));
+            assert_eq!(Collective::parse(&c.text_name().to_lowercase()), Some(c));
+        }
+        assert_eq!(Collective::parse("All-Reduce"), None);
+    }
+
+    fn phase(compute_ns: f64) -> Phase {
+        Phase {
+            compute_ns,
+            collective: Collective::None,
+            size_bytes: 0.0,
+        }
+    }
+
+    #[test]
+    fn validation_names_layer_and_field() {
+        let mut w = Workload {
+            parallelism: None,
+            layers: vec![Layer {
+                name: "a".into(),
+                reserved: -1,
+                forward: phase(1.0),
+                input_grad: phase(2.0),
+                weight_grad: phase(3.0),
+                update_ns: 0.0,
+            }],
+        };
+        assert_eq!(w.validate(), Ok(()));
+        assert_eq!(w.compute_ns(), 6.0);
+        w.layers[0].weight_grad.size_bytes = f64::NAN;
+        assert!(w
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .starts_with("layer 1 (\"a\"): WeightGrad collective size must be"));
+        w.layers[0].weight_grad.size_bytes = 0.0;
+        w.layers[0].name = "a b".into();
+        assert_eq!(
+            w.validate(),
+            Err(WorkloadError::BadName {
+                layer: 1,
+                name: "a b".into()
+            })
+        );
+        assert_eq!(
+            Workload {
+                parallelism: None,
+                layers: vec![]
+            }
+            .validate(),
+            Err(WorkloadError::NoLayers)
+        );
+    }
+}

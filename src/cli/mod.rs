@@ -1,5 +1,8 @@
-//! The native command line. Subcommands (evaluate, optimize, pareto, route, permalink) arrive with
-//! issues 4 to 7; for now it answers --help and --version and describes the built-in network.
+//! The native command line, on the same core as the app.
+
+mod args;
+mod evaluate;
+mod inputs;
 
 use crate::presets;
 use std::io::Write;
@@ -7,53 +10,95 @@ use std::io::Write;
 const HELP: &str = "\
 libra-studio: design the networks that train large AI models (LIBRA cost and time model)
 
-Usage: libra-studio [--help | --version]
-       libra-studio network
+Usage: libra-studio <command> [options]
 
 Commands:
-  network      print the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
+  evaluate   time and cost of a scenario at given bandwidths, as JSON
+  scenario   the Scenario JSON equivalent to LIBRA's input files
+  network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
+
+Scenario input (evaluate, scenario), either
+  --scenario S.json
+or LIBRA's four files
+  --network NET.yml --cost COST.yml --workload W.txt --communicator COMM.yml
+with the model options
+  --training-loop no-overlap|overlap   (default no-overlap, as LIBRA)
+  --combine max|sum                    per-dimension times: pipelined max (LIBRA) or sum
+  --latency                            add each dimension's latency_ns per collective step
+
+evaluate:  --bw 200,100,50,150   GB/s per NPU, one per dimension (default: the uniform split of
+                                 the scenario's total bandwidth)
+scenario:  --total-bw 500        add LIBRA's total-bandwidth constraint (sum B = 500)
 
 Options:
   -h, --help     print this help
   -V, --version  print the version
 
+Errors go to stderr, naming the file, line and field; the exit code is then 2.
 The browser app is served with `make serve`; see README.md.
 ";
 
-/// Run the command line on `args` (without the program name); returns the process exit code.
-pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let result = match args.first().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => out.write_all(HELP.as_bytes()).map(|_| 0),
-        Some("-V" | "--version") => {
-            writeln!(out, "libra-studio {}", env!("CARGO_PKG_VERSION")).map(|_| 0)
-        }
-        Some("network") => describe_default_network(out).map(|_| 0),
-        Some(other) => writeln!(
-            err,
-            "libra-studio: unknown command or option \"{other}\"; try --help"
-        )
-        .map(|_| 2),
-    };
-    result.unwrap_or(1)
+/// Why a command failed: bad usage (the message points to --help) or bad input (files, values).
+#[derive(Debug)]
+pub enum Failure {
+    Usage(String),
+    Input(String),
 }
 
-fn describe_default_network(out: &mut dyn Write) -> std::io::Result<()> {
+impl Failure {
+    fn input(e: impl std::fmt::Display) -> Failure {
+        Failure::Input(e.to_string())
+    }
+}
+
+impl From<args::ArgError> for Failure {
+    fn from(e: args::ArgError) -> Failure {
+        Failure::Usage(e.to_string())
+    }
+}
+
+impl From<inputs::InputError> for Failure {
+    fn from(e: inputs::InputError) -> Failure {
+        match e {
+            inputs::InputError::Args(a) => a.into(),
+            other => Failure::input(other),
+        }
+    }
+}
+
+/// Run the command line on `args` (without the program name); returns the process exit code.
+pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let rest = args.get(1..).unwrap_or_default();
+    let result = match args.first().map(String::as_str) {
+        None | Some("-h" | "--help" | "help") => Ok(HELP.to_string()),
+        Some("-V" | "--version") => Ok(format!("libra-studio {}", env!("CARGO_PKG_VERSION"))),
+        Some(_) if rest.iter().any(|a| a == "--help" || a == "-h") => Ok(HELP.to_string()),
+        Some("evaluate") => evaluate::evaluate(rest),
+        Some("scenario") => evaluate::scenario(rest),
+        Some("network") => Ok(describe_default_network()),
+        Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
+    };
+    let written = match result {
+        Ok(text) => writeln!(out, "{}", text.trim_end()).map(|_| 0),
+        Err(Failure::Usage(message)) => {
+            writeln!(err, "libra-studio: {message} (try --help)").map(|_| 2)
+        }
+        Err(Failure::Input(message)) => writeln!(err, "libra-studio: {message}").map(|_| 2),
+    };
+    written.unwrap_or(1)
+}
+
+fn describe_default_network() -> String {
     let net = presets::libra_4d_network();
     let costs = presets::libra_4d_cost_model();
     let bw = crate::optimize::uniform_split(net.dims.len(), 500.0).expect("positive total");
     let cost = costs
         .network_cost(&net, &bw)
         .expect("the preset network is valid");
-    writeln!(out, "{}", presets::DEFAULT_SCENARIO_NAME)?;
-    writeln!(
-        out,
-        "{} = {} NPUs",
+    format!(
+        "LIBRA 4D network\n{} = {} NPUs\nuniform split of 500 GB/s: cost {}",
         net.shape_label(),
-        net.total_npus().expect("the preset network is valid")
-    )?;
-    writeln!(
-        out,
-        "uniform split of 500 GB/s: cost {}",
+        net.total_npus().expect("the preset network is valid"),
         crate::format::usd(cost.total_usd())
     )
 }
@@ -62,7 +107,7 @@ fn describe_default_network(out: &mut dyn Write) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    fn run_with(args: &[&str]) -> (i32, String, String) {
+    pub(super) fn run_with(args: &[&str]) -> (i32, String, String) {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = run(&args, &mut out, &mut err);
@@ -80,6 +125,9 @@ mod tests {
         let (code, out, _) = run_with(&["--help"]);
         assert_eq!(code, 0);
         assert!(out.starts_with("libra-studio: design"));
+        let (code, out, _) = run_with(&["evaluate", "--help"]);
+        assert_eq!(code, 0);
+        assert!(out.contains("--bw"));
     }
 
     #[test]

@@ -1,0 +1,123 @@
+//! Loading a scenario from the command line: `--scenario S.json`, or LIBRA's four input files.
+
+use super::args::{ArgError, Args};
+use crate::model::libra_files::{communicator_from_yaml, cost_model_from_yaml, network_from_yaml};
+use crate::model::scenario::{Scenario, WorkloadSpec};
+use crate::model::{astra_text, DimCombine, ModelOptions, TrainingLoop};
+use std::path::Path;
+
+/// The options every scenario-reading subcommand accepts.
+pub const SCENARIO_OPTIONS: [&str; 8] = [
+    "scenario",
+    "network",
+    "cost",
+    "workload",
+    "communicator",
+    "name",
+    "training-loop",
+    "combine",
+];
+
+/// Flags every scenario-reading subcommand accepts.
+pub const SCENARIO_FLAGS: [&str; 1] = ["latency"];
+
+/// A failure to build the scenario: a usage error or a file that cannot be read or parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error(transparent)]
+    Args(#[from] ArgError),
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+}
+
+fn read(path: &str) -> Result<String, InputError> {
+    std::fs::read_to_string(path).map_err(|e| InputError::File {
+        path: path.to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn in_file<E: std::fmt::Display>(path: &str) -> impl Fn(E) -> InputError + '_ {
+    move |e| InputError::File {
+        path: path.to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The scenario the options describe, with `--training-loop`, `--combine` and `--latency` applied.
+pub fn scenario(args: &Args) -> Result<Scenario, InputError> {
+    let mut sc = if let Some(path) = args.one("scenario")? {
+        for other in ["network", "cost", "workload", "communicator"] {
+            if args.has(other) {
+                return Err(ArgError::Bad {
+                    option: other.into(),
+                    message: "give either --scenario or LIBRA's four files, not both".into(),
+                }
+                .into());
+            }
+        }
+        Scenario::from_json(&read(path)?).map_err(in_file(path))?
+    } else {
+        let net_path = args.required("network")?;
+        let cost_path = args.required("cost")?;
+        let workload_path = args.required("workload")?;
+        let comm_path = args.required("communicator")?;
+        let network = network_from_yaml(&read(net_path)?).map_err(in_file(net_path))?;
+        let costs = cost_model_from_yaml(&read(cost_path)?).map_err(in_file(cost_path))?;
+        let workload = astra_text::parse(&read(workload_path)?).map_err(in_file(workload_path))?;
+        let communicator =
+            communicator_from_yaml(&read(comm_path)?, &network).map_err(in_file(comm_path))?;
+        let stem = |p: &str| {
+            Path::new(p)
+                .file_stem()
+                .map_or_else(|| p.to_string(), |s| s.to_string_lossy().into_owned())
+        };
+        Scenario {
+            name: format!("{} on {}", stem(workload_path), stem(net_path)),
+            network,
+            costs,
+            workloads: vec![WorkloadSpec {
+                name: stem(workload_path),
+                weight: 1.0,
+                workload,
+                communicator,
+            }],
+            constraints: Default::default(),
+            objective: Default::default(),
+            model: ModelOptions::default(),
+        }
+    };
+    if let Some(name) = args.one("name")? {
+        sc.name = name.to_string();
+    }
+    if let Some(l) = args.one("training-loop")? {
+        sc.model.training_loop = match l {
+            "no-overlap" => TrainingLoop::NoOverlap,
+            "overlap" => TrainingLoop::OverlapWeightGrad,
+            _ => {
+                return Err(ArgError::Bad {
+                    option: "training-loop".into(),
+                    message: format!("expected no-overlap or overlap, got \"{l}\""),
+                }
+                .into())
+            }
+        };
+    }
+    if let Some(c) = args.one("combine")? {
+        sc.model.combine = match c {
+            "max" => DimCombine::Max,
+            "sum" => DimCombine::Sum,
+            _ => {
+                return Err(ArgError::Bad {
+                    option: "combine".into(),
+                    message: format!("expected max or sum, got \"{c}\""),
+                }
+                .into())
+            }
+        };
+    }
+    if args.flag("latency") {
+        sc.model.latency = true;
+    }
+    Ok(sc)
+}

@@ -1,0 +1,157 @@
+//! The command-line program, run as a user would: LIBRA's files in, JSON out.
+
+use serde_json::Value;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_libra-studio");
+
+fn inputs(dir: &str, file: &str) -> String {
+    format!(
+        "{}/data/libra-inputs/{dir}/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn libra_files(network: &str, cost: &str, workload: &str, comm: &str) -> Vec<String> {
+    vec![
+        "--network".into(),
+        inputs("network", network),
+        "--cost".into(),
+        inputs("cost_model", cost),
+        "--workload".into(),
+        inputs("workload", workload),
+        "--communicator".into(),
+        inputs("communicator", comm),
+    ]
+}
+
+fn run(args: &[String]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run libra-studio");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn gpt3_4d() -> Vec<String> {
+    libra_files(
+        "4d_network.yml",
+        "4d_cost_model.yml",
+        "GPT_3.txt",
+        "GPT_3_4d.yml",
+    )
+}
+
+fn rel(a: f64, b: f64) -> f64 {
+    ((a - b) / b).abs()
+}
+
+#[test]
+fn evaluate_reproduces_libras_optimum() {
+    // libra_reference.json, GPT_3 on 4d_network, total_bw_500gbps, perf: LIBRA + Gurobi's optimum.
+    let bw = "338.44967509131254,84.61241877296533,58.15778731512412,18.78011882059802";
+    let mut args = vec!["evaluate".to_string()];
+    args.extend(gpt3_4d());
+    args.extend(["--bw".into(), bw.into()]);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        rel(v["time_ns"].as_f64().unwrap(), 722411780.9202211) < 1e-9,
+        "{}",
+        v["time_ns"]
+    );
+    assert!(rel(v["compute_ns"].as_f64().unwrap(), 684448242.0) < 1e-12);
+    assert!(rel(v["cost_usd"].as_f64().unwrap(), 9527165.214434564) < 1e-9);
+    assert_eq!(v["bw_gbps"].as_array().unwrap().len(), 4);
+    // The breakdown adds up: compute + exposed communication = time; cost per dimension = cost.
+    let exposed: f64 = v["breakdown"]["exposed_comm_per_dim_ns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    assert!(rel(684448242.0 + exposed, v["time_ns"].as_f64().unwrap()) < 1e-12);
+    let cost: f64 = v["breakdown"]["cost_per_dim"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["total_usd"].as_f64().unwrap())
+        .sum();
+    assert!(rel(cost, v["cost_usd"].as_f64().unwrap()) < 1e-12);
+    let wg = &v["breakdown"]["exposed_comm_ns"]["WeightGrad"];
+    assert_eq!(wg.as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn scenario_json_evaluates_like_the_files() {
+    let mut args = vec!["scenario".to_string()];
+    args.extend(gpt3_4d());
+    args.extend(["--total-bw".into(), "500".into()]);
+    let (code, json, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let path = std::env::temp_dir().join(format!("libra-studio-cli-{}.json", std::process::id()));
+    std::fs::write(&path, &json).unwrap();
+    // No --bw: the uniform split of the scenario's total bandwidth, 125 GB/s each.
+    let (code, out, err) = run(&[
+        "evaluate".into(),
+        "--scenario".into(),
+        path.display().to_string(),
+    ]);
+    std::fs::remove_file(&path).ok();
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(rel(v["time_ns"].as_f64().unwrap(), 775045208.4) < 1e-9);
+    assert!(rel(v["cost_usd"].as_f64().unwrap(), 34508892.160000004) < 1e-12);
+}
+
+#[test]
+fn errors_name_file_line_and_field() {
+    // GPT-3's 3D communicator on the 4D network.
+    let mut args = vec!["evaluate".to_string()];
+    args.extend(libra_files(
+        "4d_network.yml",
+        "4d_cost_model.yml",
+        "GPT_3.txt",
+        "GPT_3_3d.yml",
+    ));
+    args.extend(["--bw".into(), "1,2,3,4".into()]);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains(
+            "GPT_3_3d.yml: line 6: Forward: 3 group sizes given for a network of 4 dimensions"
+        ),
+        "{err}"
+    );
+
+    let bad = std::env::temp_dir().join(format!("libra-studio-bad-{}.txt", std::process::id()));
+    std::fs::write(&bad, "Q1 -1 9375000 NONE 0\n").unwrap();
+    let mut args = vec!["evaluate".to_string()];
+    args.extend(gpt3_4d());
+    args[6] = bad.display().to_string();
+    args.extend(["--bw".into(), "1,2,3,4".into()]);
+    let (code, _, err) = run(&args);
+    std::fs::remove_file(&bad).ok();
+    assert_eq!(code, 2);
+    assert!(err.contains("line 1: a layer needs 12 fields"), "{err}");
+
+    let mut args = vec!["evaluate".to_string()];
+    args.extend(gpt3_4d());
+    args.extend(["--bw".into(), "1,0,3,4".into()]);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("dimension 2: bandwidth must be a positive"),
+        "{err}"
+    );
+
+    let (code, _, err) = run(&["evaluate".into(), "--bogus".into()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown option --bogus"), "{err}");
+}

@@ -226,6 +226,20 @@ mod tests {
     }
 
     #[test]
+    fn cost_is_linear_in_bandwidth() {
+        let (net, costs) = (
+            presets::LibraNetwork::D3.network(),
+            presets::LibraNetwork::D3.cost_model(),
+        );
+        let total = |bw: &[f64]| costs.network_cost(&net, bw).unwrap().total_usd();
+        let (x, y) = ([10.0, 250.0, 3.5], [1.0, 0.25, 77.0]);
+        let (a, b) = (2.5, 0.75);
+        let mix: Vec<f64> = x.iter().zip(&y).map(|(x, y)| a * x + b * y).collect();
+        assert!(rel(total(&mix), a * total(&x) + b * total(&y)) < 1e-12);
+        assert_eq!(total(&[0.0; 3]), 0.0);
+    }
+
+    #[test]
     fn errors_name_dimension_and_field() {
         let (mut net, mut costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
         net.dims[1].tier = "Nowhere".into();

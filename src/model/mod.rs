@@ -2,6 +2,7 @@
 //! scenarios, with readers for LIBRA's input files. Pure Rust, no browser types.
 
 pub mod astra_text;
+pub mod builder;
 pub mod collective;
 pub mod communicator;
 pub mod cost;

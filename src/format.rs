@@ -14,9 +14,28 @@ pub fn usd(value: f64) -> String {
     format!("{sign}${grouped}")
 }
 
+/// A duration given in ns, in the unit that reads best: `775045208.4` -> `"775.05 ms"`.
+pub fn duration_ns(ns: f64) -> String {
+    let (value, unit) = match ns.abs() {
+        x if x >= 1e9 => (ns / 1e9, "s"),
+        x if x >= 1e6 => (ns / 1e6, "ms"),
+        x if x >= 1e3 => (ns / 1e3, "µs"),
+        _ => (ns, "ns"),
+    };
+    format!("{value:.2} {unit}")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::usd;
+    use super::{duration_ns, usd};
+
+    #[test]
+    fn durations_pick_a_unit() {
+        assert_eq!(duration_ns(775_045_208.4), "775.05 ms");
+        assert_eq!(duration_ns(1.5e9), "1.50 s");
+        assert_eq!(duration_ns(2_500.0), "2.50 µs");
+        assert_eq!(duration_ns(12.0), "12.00 ns");
+    }
 
     #[test]
     fn usd_groups_thousands() {

@@ -1,7 +1,7 @@
 //! The cost-per-dimension chart on a canvas, sized in device pixels.
 
-use super::Evaluation;
 use crate::charts::{draw_cost_bars, ChartStyle, CostBar};
+use crate::optimize::Baseline;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
@@ -11,7 +11,7 @@ use plotters_canvas::CanvasBackend;
 #[component]
 pub fn CostChart(
     /// The evaluation of the form, or the message of what is wrong with it.
-    evaluation: Memo<Result<Evaluation, String>>,
+    evaluation: Memo<Result<Baseline, String>>,
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     Effect::new(move |_| {

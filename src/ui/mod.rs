@@ -2,9 +2,9 @@
 
 mod cost_chart;
 
-use crate::format::usd;
-use crate::model::{CostModel, Network, NetworkCost};
-use crate::optimize::uniform_split;
+use crate::format::{duration_ns, usd};
+use crate::model::scenario::Scenario;
+use crate::optimize::{parse_total_bw, uniform_baseline, Baseline};
 use crate::presets;
 use cost_chart::CostChart;
 use leptos::prelude::*;
@@ -15,36 +15,15 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// What the results panel shows for a valid form.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
-    pub network: Network,
-    pub total_npus: u32,
-    pub bw_gbps: Vec<f64>,
-    pub cost: NetworkCost,
-}
-
-fn evaluate(
-    base: &Network,
-    costs: &CostModel,
-    npus: &[String],
-    total_bw: &str,
-) -> Result<Evaluation, String> {
-    let network = base.with_npus_text(npus).map_err(|e| e.to_string())?;
-    let total: f64 = total_bw.trim().parse().map_err(|_| {
-        format!("total bandwidth must be a number of GB/s greater than 0, got \"{total_bw}\"")
-    })?;
-    let bw_gbps = uniform_split(network.dims.len(), total).map_err(|e| e.to_string())?;
-    let cost = costs
-        .network_cost(&network, &bw_gbps)
+/// The scenario with the form's texts applied, at the uniform split.
+fn baseline(base: &Scenario, npus: &[String], total_bw: &str) -> Result<Baseline, String> {
+    let mut scenario = base.clone();
+    scenario.network = base
+        .network
+        .with_npus_text(npus)
         .map_err(|e| e.to_string())?;
-    let total_npus = network.total_npus().map_err(|e| e.to_string())?;
-    Ok(Evaluation {
-        network,
-        total_npus,
-        bw_gbps,
-        cost,
-    })
+    let total = parse_total_bw(total_bw).map_err(|e| e.to_string())?;
+    uniform_baseline(&scenario, total).map_err(|e| e.to_string())
 }
 
 /// The form's inputs are uncontrolled: their text is read on every `input` event and never written
@@ -52,9 +31,9 @@ fn evaluate(
 /// erase what they typed.
 #[component]
 fn App() -> impl IntoView {
-    let base = presets::libra_4d_network();
-    let costs = presets::libra_4d_cost_model();
+    let base = presets::default_scenario();
     let npus: Vec<RwSignal<String>> = base
+        .network
         .dims
         .iter()
         .map(|d| RwSignal::new(d.npus.to_string()))
@@ -65,11 +44,12 @@ fn App() -> impl IntoView {
         let (base, npus) = (base.clone(), npus.clone());
         Memo::new(move |_| {
             let texts: Vec<String> = npus.iter().map(|s| s.get()).collect();
-            evaluate(&base, &costs, &texts, &total_bw.get())
+            baseline(&base, &texts, &total_bw.get())
         })
     };
 
     let rows = base
+        .network
         .dims
         .iter()
         .zip(npus)
@@ -97,19 +77,27 @@ fn App() -> impl IntoView {
             }
         })
         .collect_view();
+    let workload_names = base
+        .workloads
+        .iter()
+        .map(|w| w.name.clone())
+        .collect::<Vec<_>>()
+        .join(", ");
 
     view! {
         <header class="app-header">
             <h1>"libra-studio"</h1>
-            <p class="tagline">"Design the network that trains your model: cost, time and bandwidth per dimension."</p>
+            <p class="tagline">
+                "Design the network that trains your model: cost, time and bandwidth per dimension."
+            </p>
         </header>
         <main class="layout">
             <section class="panel inputs" data-testid="input-panel" aria-labelledby="inputs-title">
                 <h2 id="inputs-title">"Network"</h2>
                 <p class="scenario" data-testid="scenario-name">
-                    {presets::DEFAULT_SCENARIO_NAME} ": "
-                    <span data-testid="scenario-shape">{base.shape_label()}</span>
-                    {format!(" = {} NPUs", base.total_npus().unwrap_or(0))}
+                    {base.name.clone()} ": "
+                    <span data-testid="scenario-shape">{base.network.shape_label()}</span>
+                    {format!(" = {} NPUs", base.network.total_npus().unwrap_or(0))}
                 </p>
                 <table class="dims">
                     <thead>
@@ -133,43 +121,84 @@ fn App() -> impl IntoView {
                         on:input=move |ev| total_bw.set(event_target_value(&ev))
                     />
                 </label>
+                <p class="hint">"Workload: " {workload_names} " (LIBRA's input files)"</p>
             </section>
-            <section class="panel results" data-testid="results-panel" aria-labelledby="results-title">
-                <h2 id="results-title">"Results"</h2>
+            <section
+                class="panel results"
+                data-testid="results-panel"
+                aria-labelledby="results-title"
+            >
+                <h2 id="results-title">"Results at the uniform split"</h2>
                 {move || match evaluation.get() {
-                    Ok(ev) => results_view(&ev).into_any(),
-                    Err(message) => view! {
-                        <p class="error" role="alert" data-testid="input-error">{message}</p>
+                    Ok(b) => results_view(&b).into_any(),
+                    Err(message) => {
+                        view! {
+                            <p class="error" role="alert" data-testid="input-error">
+                                {message}
+                            </p>
+                        }
+                            .into_any()
                     }
-                    .into_any(),
                 }}
                 <CostChart evaluation=evaluation />
             </section>
         </main>
         <footer class="app-footer">
-            "Model: LIBRA (arXiv 2109.11762). Uniform split shown; the optimizer arrives next."
+            "Model: LIBRA (arXiv 2109.11762), in its LIBRA-compatible mode. "
+            "The bandwidth optimizer arrives next."
         </footer>
     }
 }
 
-fn results_view(ev: &Evaluation) -> impl IntoView {
-    let total_cost = ev.cost.total_usd();
-    let shape = ev.network.shape_label();
-    let bw = ev.bw_gbps.first().copied().unwrap_or(0.0);
+fn results_view(b: &Baseline) -> impl IntoView {
+    let total_cost = b.cost.total_usd();
+    let shape = b.network.shape_label();
+    let bw = b.bw_gbps.first().copied().unwrap_or(0.0);
+    let time = match &b.evaluation {
+        Ok(ev) => {
+            let comm = ev.time_ns - ev.compute_ns;
+            view! {
+                <div>
+                    <dt>"Training time per iteration"</dt>
+                    <dd data-testid="uniform-time" data-value=ev.time_ns.to_string()>
+                        {duration_ns(ev.time_ns)}
+                    </dd>
+                    <dd class="hint">
+                        {format!(
+                            "compute {} + exposed communication {}",
+                            duration_ns(ev.compute_ns),
+                            duration_ns(comm),
+                        )}
+                    </dd>
+                </div>
+            }
+            .into_any()
+        }
+        Err(e) => view! {
+            <div>
+                <dt>"Training time per iteration"</dt>
+                <dd class="error" role="alert" data-testid="time-error">{e.to_string()}</dd>
+            </div>
+        }
+        .into_any(),
+    };
     view! {
         <dl class="metrics">
             <div>
                 <dt>"Total NPUs"</dt>
-                <dd data-testid="total-npus" data-value=ev.total_npus.to_string()>
-                    {ev.total_npus.to_string()}
+                <dd data-testid="total-npus" data-value=b.total_npus.to_string()>
+                    {b.total_npus.to_string()}
                 </dd>
                 <dd class="hint">{shape}</dd>
             </div>
             <div>
-                <dt>"Network cost, uniform split"</dt>
-                <dd data-testid="uniform-cost" data-value=total_cost.to_string()>{usd(total_cost)}</dd>
+                <dt>"Network cost"</dt>
+                <dd data-testid="uniform-cost" data-value=total_cost.to_string()>
+                    {usd(total_cost)}
+                </dd>
                 <dd class="hint">{format!("{bw:.1} GB/s per NPU in every dimension")}</dd>
             </div>
+            {time}
         </dl>
     }
 }

@@ -37,6 +37,11 @@ fn default_scenario_recomputes_as_the_user_types() {
             .await;
         let cost_text = b.wait_testid("uniform-cost").await.text().await.unwrap();
         assert_eq!(cost_text, "$34,508,892");
+        // GPT-3 at the uniform split: LIBRA's reference time 775,045,208.4 ns.
+        b.wait_value("uniform-time", |v| close_to(v, 775_045_208.4))
+            .await;
+        let time_text = b.wait_testid("uniform-time").await.text().await.unwrap();
+        assert_eq!(time_text, "775.05 ms");
 
         // The chart has pixels, and is drawn in device pixels.
         let (ink, w, h) = b.canvas_ink("chart-cost").await;
@@ -86,8 +91,23 @@ fn invalid_input_explains_itself_and_keeps_the_chart() {
             .await;
         assert_eq!(stale, true, "the stale chart is not marked as such");
 
-        b.type_into("total-bw", "-5").await;
+        // A network that GPT-3's communicator does not fit: the cost stays, the time explains why not.
         b.type_into("npus-d3", "4").await;
+        b.type_into("npus-d1", "6").await;
+        b.wait_value("total-npus", |v| v == "6144").await;
+        let error = b.wait_testid("time-error").await.text().await.unwrap();
+        assert!(
+            error.contains(
+                "Forward, dimension 1: group size 4 must be -1 (unused) or a divisor of 6"
+            ),
+            "{error}"
+        );
+        b.screenshot("app-time-error").await;
+        b.type_into("npus-d1", "4").await;
+        b.wait_value("uniform-time", |v| close_to(v, 775_045_208.4))
+            .await;
+
+        b.type_into("total-bw", "-5").await;
         let error = b.wait_testid("input-error").await.text().await.unwrap();
         assert_eq!(
             error,

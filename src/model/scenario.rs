@@ -226,3 +226,45 @@ impl Scenario {
         serde_json::from_str(text)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::{self, LibraNetwork, LibraWorkload};
+
+    #[test]
+    fn weighted_workloads_add_up() {
+        let mut sc = presets::libra_scenario(LibraWorkload::Gpt3, LibraNetwork::D4);
+        let mut second = LibraWorkload::TuringNlg.spec(LibraNetwork::D4);
+        second.weight = 0.5;
+        sc.workloads[0].weight = 2.0;
+        sc.workloads.push(second);
+        let bw = [200.0, 100.0, 50.0, 150.0];
+        let ev = sc.evaluate(&bw).unwrap();
+        let alone = |w: LibraWorkload| {
+            presets::libra_scenario(w, LibraNetwork::D4)
+                .evaluate(&bw)
+                .unwrap()
+        };
+        let (gpt, nlg) = (alone(LibraWorkload::Gpt3), alone(LibraWorkload::TuringNlg));
+        let expected = 2.0 * gpt.time_ns + 0.5 * nlg.time_ns;
+        assert!((ev.time_ns - expected).abs() < 1e-9 * expected);
+        assert!((ev.compute_ns - (2.0 * gpt.compute_ns + 0.5 * nlg.compute_ns)).abs() < 1e-3);
+        // Cost does not depend on the workloads.
+        assert_eq!(ev.cost_usd, gpt.cost_usd);
+        let exposed: f64 = ev.exposed_ns().iter().flatten().sum();
+        assert!((ev.compute_ns + exposed - ev.time_ns).abs() < 1e-6 * ev.time_ns);
+    }
+
+    #[test]
+    fn bad_weights_and_empty_scenarios_are_named() {
+        let mut sc = presets::default_scenario();
+        sc.workloads[0].weight = -1.0;
+        assert_eq!(
+            sc.validate().unwrap_err().to_string(),
+            "workload 1 (\"GPT_3\"): weight must be a positive finite number, got -1"
+        );
+        sc.workloads.clear();
+        assert_eq!(sc.validate(), Err(ScenarioError::NoWorkloads));
+    }
+}

@@ -2,6 +2,9 @@
 //! certified projected-gradient optimizer arrives with issue 5.
 
 pub mod baseline;
+pub mod linear;
+pub mod lp;
+pub mod problem;
 pub mod uniform;
 
 pub use baseline::{uniform_baseline, Baseline};

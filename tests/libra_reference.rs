@@ -1,58 +1,9 @@
 //! Golden values: LIBRA's own time and cost (astra-sim/libra + Gurobi, tests/data/libra_reference.json)
 //! at the bandwidth vectors it reports must be reproduced to 1e-9 relative, from LIBRA's input files.
 
-use libra_studio::model::libra_files::{
-    communicator_from_yaml, cost_model_from_yaml, network_from_yaml,
-};
-use libra_studio::model::scenario::{Scenario, WorkloadSpec};
-use libra_studio::model::{astra_text, ModelOptions};
-use serde_json::Value;
-use std::path::Path;
+mod common;
 
-fn read(dir: &str, file: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/libra-inputs")
-        .join(dir)
-        .join(file);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn reference() -> Value {
-    let text = include_str!("data/libra_reference.json");
-    serde_json::from_str(text).unwrap()
-}
-
-/// The scenario of a reference entry, built from LIBRA's files by our importers.
-fn scenario(entry: &Value) -> Scenario {
-    let s = |k: &str| entry[k].as_str().unwrap();
-    let network = network_from_yaml(&read("network", s("network"))).unwrap();
-    let costs = cost_model_from_yaml(&read("cost_model", s("cost_model"))).unwrap();
-    let workload = astra_text::parse(&read("workload", s("workload"))).unwrap();
-    let communicator =
-        communicator_from_yaml(&read("communicator", s("communicator")), &network).unwrap();
-    Scenario {
-        name: s("workload").into(),
-        network,
-        costs,
-        workloads: vec![WorkloadSpec {
-            name: s("workload").into(),
-            weight: 1.0,
-            workload,
-            communicator,
-        }],
-        constraints: Default::default(),
-        objective: Default::default(),
-        model: ModelOptions::default(),
-    }
-}
-
-fn bw(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
+use common::{numbers as bw, reference, scenario};
 
 fn assert_rel(what: &str, got: f64, want: f64) {
     let rel = ((got - want) / want).abs();

@@ -1,11 +1,19 @@
-//! Bandwidth allocation. For now LIBRA's baseline, the uniform split, and its evaluation; the
-//! certified projected-gradient optimizer arrives with issue 5.
+//! Bandwidth allocation: compile a scenario into a small convex problem, solve it with a
+//! certificate, and sweep it. Pure Rust.
 
+pub mod barrier;
 pub mod baseline;
+pub mod dense;
+pub mod feasible;
 pub mod linear;
 pub mod lp;
+mod polish;
 pub mod problem;
+pub mod solver;
+pub mod time_x_cost;
 pub mod uniform;
 
 pub use baseline::{uniform_baseline, Baseline};
+pub use problem::{compile, CompileError, Pattern, Problem};
+pub use solver::{solve, Solution, SolveError, SolveOptions};
 pub use uniform::{parse_total_bw, uniform_split, AllocationError};

@@ -1,0 +1,277 @@
+//! The feasible set of the bandwidths, analysed before any iteration: is it empty (and which
+//! constraints conflict), is there a strictly interior point (B > 0 with slack on every inequality),
+//! and how far can each bandwidth go.
+
+use super::linear::{LinearConstraint, Relation};
+use super::lp::{solve, LpResult, Row};
+
+/// What the analysis found out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Feasible {
+    /// A point with B > 0 and slack on every inequality.
+    pub interior: Vec<f64>,
+    /// The rows, with inequalities that can only hold with equality turned into equalities.
+    pub rows: Vec<LinearConstraint>,
+    /// The largest value of each bandwidth over the feasible set (None: unbounded).
+    pub upper: Vec<Option<f64>>,
+}
+
+/// Why no bandwidth allocation satisfies the constraints.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FeasibilityError {
+    #[error("the constraints conflict: {}", .conflicting.join("; "))]
+    Infeasible { conflicting: Vec<String> },
+    #[error("the constraints force B{dim} to 0, but every bandwidth must be positive: {}", .conflicting.join("; "))]
+    ZeroBandwidth {
+        dim: usize,
+        conflicting: Vec<String>,
+    },
+}
+
+fn lp_rows(rows: &[LinearConstraint]) -> Vec<Row> {
+    rows.iter()
+        .map(|r| Row {
+            a: r.coeffs.clone(),
+            rel: r.rel,
+            b: r.rhs,
+        })
+        .collect()
+}
+
+fn feasible(rows: &[LinearConstraint], dims: usize) -> bool {
+    !matches!(
+        solve(&vec![0.0; dims], &lp_rows(rows)),
+        LpResult::Infeasible
+    )
+}
+
+/// A smallest set of rows that is still infeasible (deletion filter), by label.
+fn conflicting(
+    rows: &[LinearConstraint],
+    dims: usize,
+    extra: Option<&LinearConstraint>,
+) -> Vec<String> {
+    let mut keep: Vec<LinearConstraint> = rows.to_vec();
+    let mut i = 0;
+    while i < keep.len() {
+        let mut trial = keep.clone();
+        trial.remove(i);
+        let mut with_extra = trial.clone();
+        with_extra.extend(extra.cloned());
+        if !feasible(&with_extra, dims) {
+            keep = trial;
+        } else {
+            i += 1;
+        }
+    }
+    keep.into_iter().map(|r| r.label).collect()
+}
+
+fn norm(a: &[f64]) -> f64 {
+    a.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// Maximize the smallest slack `s` (inequalities and positivity); returns (B, s).
+fn max_min_slack(rows: &[LinearConstraint], dims: usize, cap: f64) -> Option<(Vec<f64>, f64)> {
+    let mut lp = Vec::with_capacity(rows.len() + dims + 1);
+    for r in rows {
+        let mut a = r.coeffs.clone();
+        let n = norm(&r.coeffs);
+        a.push(match r.rel {
+            Relation::Le => n,
+            Relation::Ge => -n,
+            Relation::Eq => 0.0,
+        });
+        lp.push(Row {
+            a,
+            rel: r.rel,
+            b: r.rhs,
+        });
+    }
+    for d in 0..dims {
+        let mut a = vec![0.0; dims + 1];
+        a[d] = 1.0;
+        a[dims] = -1.0;
+        lp.push(Row {
+            a,
+            rel: Relation::Ge,
+            b: 0.0,
+        });
+    }
+    let mut a = vec![0.0; dims + 1];
+    a[dims] = 1.0;
+    lp.push(Row {
+        a,
+        rel: Relation::Le,
+        b: cap,
+    });
+    let mut c = vec![0.0; dims + 1];
+    c[dims] = -1.0;
+    match solve(&c, &lp) {
+        LpResult::Optimal { x, .. } => {
+            let s = x[dims];
+            Some((x[..dims].to_vec(), s))
+        }
+        _ => None,
+    }
+}
+
+/// The largest `coeffs . B` over the rows (None: unbounded).
+fn maximize(rows: &[LinearConstraint], coeffs: &[f64]) -> Option<f64> {
+    let c: Vec<f64> = coeffs.iter().map(|x| -x).collect();
+    match solve(&c, &lp_rows(rows)) {
+        LpResult::Optimal { value, .. } => Some(-value),
+        _ => None,
+    }
+}
+
+/// Analyse the rows of a problem over `dims` bandwidths.
+pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, FeasibilityError> {
+    if !feasible(rows, dims) {
+        return Err(FeasibilityError::Infeasible {
+            conflicting: conflicting(rows, dims, None),
+        });
+    }
+    let scale = rows.iter().map(|r| r.rhs.abs()).fold(1.0, f64::max);
+    let cap = scale.max(1.0);
+    let tol = 1e-9 * scale;
+    let mut rows = rows.to_vec();
+    let (mut interior, mut s) = max_min_slack(&rows, dims, cap).expect("feasible rows");
+    if s <= tol {
+        // Some inequality (or some B_d > 0) can only hold with equality.
+        for d in 0..dims {
+            let mut minus = vec![0.0; dims];
+            minus[d] = -1.0;
+            if maximize(&rows, &minus).is_some_and(|v| -v <= tol)
+                && maximize(&rows, &unit(dims, d)).is_some_and(|v| v <= tol)
+            {
+                let zero = LinearConstraint {
+                    coeffs: unit(dims, d),
+                    rel: Relation::Ge,
+                    rhs: tol.max(1e-12) * 10.0,
+                    label: format!("B{} > 0", d + 1),
+                };
+                return Err(FeasibilityError::ZeroBandwidth {
+                    dim: d + 1,
+                    conflicting: conflicting(&rows, dims, Some(&zero)),
+                });
+            }
+        }
+        for i in 0..rows.len() {
+            let r = &rows[i];
+            if r.rel == Relation::Eq {
+                continue;
+            }
+            let sign = if r.rel == Relation::Le { -1.0 } else { 1.0 };
+            let dir: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
+            // Largest slack of this row alone.
+            if let Some(v) = maximize(&rows, &dir) {
+                if (v - sign * r.rhs).abs() <= tol {
+                    rows[i].rel = Relation::Eq;
+                }
+            }
+        }
+        let (b, s2) = max_min_slack(&rows, dims, cap).expect("still feasible");
+        interior = b;
+        s = s2;
+    }
+    debug_assert!(s > 0.0 || dims == 0);
+    let upper = (0..dims).map(|d| maximize(&rows, &unit(dims, d))).collect();
+    Ok(Feasible {
+        interior,
+        rows,
+        upper,
+    })
+}
+
+fn unit(dims: usize, d: usize) -> Vec<f64> {
+    let mut u = vec![0.0; dims];
+    u[d] = 1.0;
+    u
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::linear::parse_constraint;
+
+    fn rows(texts: &[&str]) -> Vec<LinearConstraint> {
+        texts
+            .iter()
+            .map(|t| parse_constraint(t, 4).unwrap())
+            .collect()
+    }
+
+    fn strictly_inside(f: &Feasible) {
+        for r in &f.rows {
+            let v: f64 = r.coeffs.iter().zip(&f.interior).map(|(c, b)| c * b).sum();
+            match r.rel {
+                Relation::Le => assert!(v < r.rhs, "{} at {:?}", r.label, f.interior),
+                Relation::Ge => assert!(v > r.rhs, "{} at {:?}", r.label, f.interior),
+                Relation::Eq => assert!((v - r.rhs).abs() <= 1e-9 * r.rhs.abs().max(1.0)),
+            }
+        }
+        assert!(f.interior.iter().all(|b| *b > 0.0));
+    }
+
+    #[test]
+    fn libras_multiple_constraints_have_an_interior() {
+        let f = analyze(
+            &rows(&[
+                "B1 + B2 + B3 + B4 = 1000",
+                "B1 = 500",
+                "B1 >= B2",
+                "B2 >= B3",
+                "B3 + B4 = 200",
+            ]),
+            4,
+        )
+        .unwrap();
+        strictly_inside(&f);
+        assert_eq!(f.upper[1], Some(300.0));
+        assert!((f.upper[3].unwrap() - 200.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn conflicts_are_named() {
+        let e = analyze(
+            &rows(&["B1 + B2 + B3 + B4 = 100", "B1 >= 60", "B2 >= 50", "B3 <= 7"]),
+            4,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e,
+            FeasibilityError::Infeasible {
+                conflicting: vec![
+                    "B1 + B2 + B3 + B4 = 100".into(),
+                    "B1 >= 60".into(),
+                    "B2 >= 50".into()
+                ]
+            }
+        );
+    }
+
+    #[test]
+    fn implicit_equalities_and_forced_zeros() {
+        let f = analyze(
+            &rows(&["B1 >= B2", "B2 >= B1", "B1 + B2 + B3 + B4 = 10"]),
+            4,
+        )
+        .unwrap();
+        strictly_inside(&f);
+        assert_eq!(f.rows[0].rel, Relation::Eq);
+        let e = analyze(&rows(&["B1 + B2 <= 0", "B3 + B4 = 10"]), 4).unwrap_err();
+        assert!(
+            matches!(e, FeasibilityError::ZeroBandwidth { dim: 1, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unbounded_dimensions_have_no_upper_bound() {
+        let f = analyze(&rows(&["B1 + B2 <= 10"]), 4).unwrap();
+        assert_eq!(f.upper[0], Some(10.0));
+        assert_eq!(f.upper[2], None);
+        strictly_inside(&f);
+    }
+}

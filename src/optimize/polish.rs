@@ -1,0 +1,160 @@
+//! Active-set polish: once the barrier iterates have settled, the pieces that attain each pattern's
+//! max and the inequality rows that bind are known. Newton's method on the KKT equations of that
+//! active set then converges quadratically to the exact optimum; the result is kept only if it is
+//! primal feasible, its multipliers have the right signs, and its certificate (weak duality, as for
+//! the barrier) is at least as good.
+//!
+//! Unknowns `x = (z, lambda_A, mu_R)`; equations, with `R` the equality rows and the active
+//! inequality rows:
+//! - `c + sum_{k in A} lambda_k grad(alpha_k + a_k / B_d - t_p) + sum_{r in R} mu_r R_r = 0`
+//! - `alpha_k + a_k / B_d - t_p = 0` for k in A
+//! - `R_r . z = rhs_r` for r in R
+
+use super::barrier::{Centered, Epigraph};
+use super::dense::solve_in_place;
+use super::solver::Multipliers;
+
+/// The polished point and its multipliers, if the active-set Newton method succeeded.
+pub(crate) fn polish(
+    ep: &Epigraph,
+    cen: &Centered,
+    mult: &Multipliers,
+) -> Option<(Vec<f64>, Multipliers)> {
+    let n = ep.n();
+    let dims = ep.dims;
+    let z0 = &cen.z;
+    // Active terms: slack small relative to t_p.
+    let active: Vec<usize> = (0..ep.terms.len())
+        .filter(|&i| {
+            let k = &ep.terms[i];
+            ep.term_slack(k, z0) <= 1e-2 * z0[dims + k.p].abs().max(1e-300)
+        })
+        .collect();
+    // Rows in R: equalities (over B, padded) and active inequalities.
+    let mut rows: Vec<(Vec<f64>, f64, Option<usize>)> =
+        ep.e.iter()
+            .map(|(a, b)| {
+                let mut a = a.clone();
+                a.resize(n, 0.0);
+                (a, *b, None)
+            })
+            .collect();
+    for (i, r) in ep.g.iter().enumerate() {
+        let lhs: f64 = r.0.iter().zip(z0).map(|(a, x)| a * x).sum();
+        let scale = r.1.abs().max(lhs.abs()).max(1e-300);
+        if ep.row_slack(r, z0) <= 1e-4 * scale {
+            rows.push((r.0.clone(), r.1, Some(i)));
+        }
+    }
+    let na = active.len();
+    let nr = rows.len();
+    let size = n + na + nr;
+    let mut x: Vec<f64> = z0.clone();
+    x.extend(active.iter().map(|&i| mult.lambda[i]));
+    x.extend(rows.iter().map(|(_, _, g)| match g {
+        None => 0.0,
+        Some(i) => mult.nu[*i],
+    }));
+    // Equality multipliers start from the barrier's.
+    for (r, y) in mult.eta.iter().enumerate() {
+        x[n + na + r] = *y;
+    }
+    let residual = |x: &[f64]| -> Vec<f64> {
+        let mut f = vec![0.0; size];
+        f[..n].copy_from_slice(&ep.c);
+        for (j, &i) in active.iter().enumerate() {
+            let k = &ep.terms[i];
+            let l = x[n + j];
+            let b = x[k.d];
+            f[k.d] -= l * k.a / (b * b);
+            f[dims + k.p] -= l;
+            f[n + j] = k.alpha + k.a / b - x[dims + k.p];
+        }
+        for (r, (a, rhs, _)) in rows.iter().enumerate() {
+            let mu = x[n + na + r];
+            for (fj, aj) in f[..n].iter_mut().zip(a) {
+                *fj += mu * aj;
+            }
+            f[n + na + r] = a.iter().zip(&x[..n]).map(|(a, z)| a * z).sum::<f64>() - rhs;
+        }
+        f
+    };
+    let norm = |f: &[f64]| f.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let mut f = residual(&x);
+    for _ in 0..30 {
+        if norm(&f) <= 1e-13 * (1.0 + norm(&x[..n])) {
+            break;
+        }
+        let mut jac = vec![0.0; size * size];
+        for (j, &i) in active.iter().enumerate() {
+            let k = &ep.terms[i];
+            let l = x[n + j];
+            let b = x[k.d];
+            let (bd, tp, lj) = (k.d, dims + k.p, n + j);
+            jac[bd * size + bd] += 2.0 * l * k.a / (b * b * b);
+            let dfb = -k.a / (b * b);
+            jac[bd * size + lj] += dfb;
+            jac[lj * size + bd] += dfb;
+            jac[tp * size + lj] -= 1.0;
+            jac[lj * size + tp] -= 1.0;
+        }
+        for (r, (a, _, _)) in rows.iter().enumerate() {
+            let rj = n + na + r;
+            for (i, ai) in a.iter().enumerate() {
+                jac[i * size + rj] += ai;
+                jac[rj * size + i] += ai;
+            }
+        }
+        let mut step: Vec<f64> = f.iter().map(|v| -v).collect();
+        if !solve_in_place(&mut jac, size, &mut step) {
+            return None;
+        }
+        for (xi, s) in x.iter_mut().zip(&step) {
+            *xi += s;
+        }
+        if x[..dims].iter().any(|b| *b <= 0.0) {
+            return None;
+        }
+        f = residual(&x);
+    }
+    if norm(&f) > 1e-9 * (1.0 + norm(&x[..n])) {
+        return None;
+    }
+    // Signs and primal feasibility.
+    let lam_scale = x[n..n + na]
+        .iter()
+        .fold(0.0f64, |m, v| m.max(v.abs()))
+        .max(1e-300);
+    if x[n..n + na].iter().any(|l| *l < -1e-9 * lam_scale) {
+        return None;
+    }
+    for (r, (_, _, g)) in rows.iter().enumerate() {
+        if g.is_some() && x[n + na + r] < -1e-9 * lam_scale {
+            return None;
+        }
+    }
+    let z = x[..n].to_vec();
+    for k in &ep.terms {
+        if ep.term_slack(k, &z) < -1e-12 * z[dims + k.p].abs() {
+            return None;
+        }
+    }
+    for r in &ep.g {
+        if ep.row_slack(r, &z) < -1e-12 * r.1.abs().max(1.0) {
+            return None;
+        }
+    }
+    let mut lambda = vec![0.0; ep.terms.len()];
+    for (j, &i) in active.iter().enumerate() {
+        lambda[i] = x[n + j].max(0.0);
+    }
+    let mut nu = vec![0.0; ep.g.len()];
+    let mut eta = vec![0.0; ep.e.len()];
+    for (r, (_, _, g)) in rows.iter().enumerate() {
+        match g {
+            Some(i) => nu[*i] = x[n + na + r].max(0.0),
+            None => eta[r] = x[n + na + r],
+        }
+    }
+    Some((z, Multipliers { lambda, nu, eta }))
+}

@@ -1,0 +1,456 @@
+//! The certified solver: minimize training time, or cost for a time target, over the feasible
+//! bandwidths, and prove how close the answer is to the optimum.
+//!
+//! Method: a barrier (interior-point) method on the epigraph form (`barrier.rs`), started from a
+//! strictly interior point found by linear programming (`feasible.rs`). After each centering the
+//! multipliers give a Lagrangian lower bound on the optimum (`certificate`); the solver stops when
+//! `(upper - lower) / upper <= rel_gap` (1e-6 by default), and returns that certified gap.
+//!
+//! The lower bound: with `lambda_pd >= 0` rescaled so that `sum_d lambda_pd` equals the pattern's
+//! objective weight, `nu >= 0` for the inequality rows and `eta` for the equalities,
+//! `g = sum lambda alpha - nu.h - eta.e + sum_d min_{0 <= B_d <= hi_d} (c_d / B_d + k_d B_d)`,
+//! `c_d = sum_p lambda_pd a_pd`, `k_d = cost_d + (G^T nu)_d + (E^T eta)_d`, is at most the optimum by weak
+//! duality (`hi_d` is the largest B_d over the feasible set, from an LP).
+
+use super::barrier::{Centered, Epigraph};
+use super::feasible::{analyze, FeasibilityError, Feasible};
+use super::linear::Relation;
+use super::polish::polish;
+use super::problem::Problem;
+use crate::model::scenario::Objective;
+use serde::Serialize;
+
+/// Solver settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SolveOptions {
+    /// Stop when the certified relative optimality gap is at most this.
+    pub rel_gap: f64,
+    /// Newton steps allowed in all.
+    pub max_newton_steps: usize,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            rel_gap: 1e-6,
+            max_newton_steps: 3_000,
+        }
+    }
+}
+
+/// An optimal allocation with its certificate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Solution {
+    pub bw_gbps: Vec<f64>,
+    pub time_ns: f64,
+    pub cost_usd: f64,
+    /// Time (ns), cost ($) or LIBRA's time x cost value, by objective.
+    pub objective_value: f64,
+    /// A proven lower bound on the objective over the feasible set.
+    pub lower_bound: f64,
+    /// Certified relative gap `(objective_value - lower_bound) / objective_value`.
+    pub gap: f64,
+    /// Newton steps taken.
+    pub iterations: usize,
+    /// For each pattern of the problem, the dimension (0-based) whose time bounds it.
+    pub bounding_dim: Vec<Option<usize>>,
+    /// Dimensions without traffic (their bandwidth does not change the time).
+    pub idle_dims: Vec<usize>,
+    /// Shadow prices: how the proven lower bound moves per unit of each constraint row's right-hand
+    /// side (ns per GB/s, or per $ for a budget), in the order of the problem's rows (after the
+    /// feasibility analysis).
+    pub sensitivity: Vec<f64>,
+}
+
+/// Why no solution is returned.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SolveError {
+    #[error(transparent)]
+    Feasibility(#[from] FeasibilityError),
+    #[error("B{dim} can grow without bound, so the time has no minimum: add a total bandwidth, a budget or an upper bound on B{dim}")]
+    Unbounded { dim: usize },
+    #[error("the time target {target_ns} ns cannot be met: the fastest feasible design takes {fastest_ns} ns")]
+    TargetUnreachable { target_ns: f64, fastest_ns: f64 },
+    #[error("the solver ran into numerical trouble: {0}")]
+    Numerical(String),
+}
+
+/// The epigraph of `problem` over the rows of `feasible`, with every B_d > 0 as a row.
+fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
+    let dims = problem.dims;
+    let pats = problem.patterns.len();
+    let n = dims + pats;
+    let mut ep = Epigraph::new(dims, &problem.patterns);
+    for r in &feasible.rows {
+        let pad = |sign: f64| {
+            let mut a: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
+            a.resize(n, 0.0);
+            (a, sign * r.rhs)
+        };
+        match r.rel {
+            Relation::Le => ep.g.push(pad(1.0)),
+            Relation::Ge => ep.g.push(pad(-1.0)),
+            Relation::Eq => ep.e.push((r.coeffs.clone(), r.rhs)),
+        }
+    }
+    for d in 0..dims {
+        let mut a = vec![0.0; n];
+        a[d] = -1.0;
+        ep.g.push((a, 0.0));
+    }
+    ep
+}
+
+/// The barrier's multipliers at a centered point: `lambda_k = 1/(tau s_k)`, `nu_i = 1/(tau r_i)`, `eta`.
+pub(crate) fn barrier_multipliers(ep: &Epigraph, cen: &Centered, tau: f64) -> Multipliers {
+    let z = &cen.z;
+    Multipliers {
+        lambda: ep
+            .terms
+            .iter()
+            .map(|k| 1.0 / (tau * ep.term_slack(k, z)))
+            .collect(),
+        nu: ep
+            .g
+            .iter()
+            .map(|r| 1.0 / (tau * ep.row_slack(r, z)))
+            .collect(),
+        eta: cen.eta.clone(),
+    }
+}
+
+/// Lagrange multipliers of the epigraph form: terms, inequality rows, equality rows.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Multipliers {
+    pub lambda: Vec<f64>,
+    pub nu: Vec<f64>,
+    pub eta: Vec<f64>,
+}
+
+/// A lower bound on `min c.z` by weak duality from any multipliers with `lambda, nu >= 0` (see the
+/// module docs); `lambda` is rescaled per pattern so that the Lagrangian does not depend on t.
+pub(crate) fn dual_bound(ep: &Epigraph, mult: &Multipliers, upper: &[Option<f64>]) -> f64 {
+    let dims = ep.dims;
+    let nu: Vec<f64> = mult.nu.iter().map(|v| v.max(0.0)).collect();
+    let mut lambda: Vec<f64> = mult.lambda.iter().map(|v| v.max(0.0)).collect();
+    for p in 0..ep.patterns {
+        let want = ep.c[dims + p]
+            + ep.g
+                .iter()
+                .zip(&nu)
+                .map(|(r, v)| v * r.0[dims + p])
+                .sum::<f64>();
+        let have: f64 = ep
+            .terms
+            .iter()
+            .zip(&lambda)
+            .filter(|(k, _)| k.p == p)
+            .map(|(_, l)| l)
+            .sum();
+        let f = if have > 0.0 {
+            want.max(0.0) / have
+        } else {
+            0.0
+        };
+        let count = ep.terms.iter().filter(|k| k.p == p).count().max(1) as f64;
+        for (k, l) in ep.terms.iter().zip(lambda.iter_mut()) {
+            if k.p == p {
+                *l = if have > 0.0 {
+                    *l * f
+                } else {
+                    want.max(0.0) / count
+                };
+            }
+        }
+    }
+    let mut bound: f64 = ep.terms.iter().zip(&lambda).map(|(k, l)| l * k.alpha).sum();
+    bound -= ep.g.iter().zip(&nu).map(|(r, v)| v * r.1).sum::<f64>();
+    bound -=
+        ep.e.iter()
+            .zip(&mult.eta)
+            .map(|(r, y)| y * r.1)
+            .sum::<f64>();
+    let total_c: f64 = ep.terms.iter().zip(&lambda).map(|(k, l)| l * k.a).sum();
+    for (d, hi) in upper.iter().enumerate().take(dims) {
+        let c: f64 = ep
+            .terms
+            .iter()
+            .zip(&lambda)
+            .filter(|(k, _)| k.d == d)
+            .map(|(k, l)| l * k.a)
+            .sum();
+        let k = ep.c[d]
+            + ep.g.iter().zip(&nu).map(|(r, v)| v * r.0[d]).sum::<f64>()
+            + ep.e
+                .iter()
+                .zip(&mult.eta)
+                .map(|(r, y)| y * r.0[d])
+                .sum::<f64>();
+        let inner = match *hi {
+            _ if c > 0.0 && k > 0.0 && hi.is_none_or(|hi| (c / k).sqrt() <= hi) => {
+                2.0 * (c * k).sqrt()
+            }
+            Some(hi) if c > 0.0 => c / hi + k * hi,
+            Some(hi) => (k * hi).min(0.0),
+            None if k >= 0.0 => 0.0,
+            // Numerically zero slope on an unbounded idle dimension.
+            None if c == 0.0 && -k <= 1e-12 * total_c.max(1.0) => 0.0,
+            None => f64::NEG_INFINITY,
+        };
+        bound += inner;
+    }
+    bound
+}
+
+/// The outcome of the barrier method: the point, its multipliers and the certified bounds (in the
+/// epigraph's normalized units).
+struct Run {
+    z: Vec<f64>,
+    mult: Multipliers,
+    up: f64,
+    low: f64,
+    steps: usize,
+}
+
+/// Run the barrier method from `z0` until the certified gap of `c.z + offset` is below `rel_gap`.
+/// `true_objective` maps a point to the objective value actually reported (its upper bound).
+fn run(
+    ep: &Epigraph,
+    z0: Vec<f64>,
+    offset: f64,
+    upper: &[Option<f64>],
+    opts: &SolveOptions,
+    true_objective: &dyn Fn(&[f64]) -> f64,
+) -> Result<Run, SolveError> {
+    let m = ep.m() as f64;
+    let f0: f64 = ep.c.iter().zip(&z0).map(|(c, z)| c * z).sum::<f64>();
+    let mut tau = m / f0.abs().max(1e-12);
+    let mut z = z0;
+    let mut steps = 0;
+    let mut best: Option<Run> = None;
+    let gap_of = |up: f64, low: f64| (up - low) / up.abs().max(f64::MIN_POSITIVE);
+    for _ in 0..60 {
+        let left = opts.max_newton_steps.saturating_sub(steps).max(1);
+        let cen = ep
+            .center(z.clone(), tau, left.min(200))
+            .ok_or_else(|| SolveError::Numerical("singular Newton system".into()))?;
+        steps += cen.newton_steps;
+        let up = true_objective(&cen.z);
+        let mult = barrier_multipliers(ep, &cen, tau);
+        let low = (dual_bound(ep, &mult, upper) + offset).min(up);
+        let gap = gap_of(up, low);
+        // Once the active set has settled, finish exactly on it.
+        if gap <= 1e-2 {
+            if let Some((zp, mp)) = polish(ep, &cen, &mult) {
+                let up_p = true_objective(&zp);
+                let low_p = (dual_bound(ep, &mp, upper) + offset).min(up_p);
+                if gap_of(up_p, low_p) <= opts.rel_gap && gap_of(up_p, low_p) <= gap {
+                    return Ok(Run {
+                        z: zp,
+                        mult: mp,
+                        up: up_p,
+                        low: low_p,
+                        steps,
+                    });
+                }
+            }
+        }
+        z = cen.z.clone();
+        let done = gap <= opts.rel_gap || steps >= opts.max_newton_steps || tau > 1e15;
+        if best.as_ref().is_none_or(|b| up - low < b.up - b.low) {
+            best = Some(Run {
+                z: cen.z,
+                mult,
+                up,
+                low,
+                steps,
+            });
+        }
+        if done {
+            break;
+        }
+        tau *= 10.0;
+    }
+    let mut best = best.expect("at least one centering");
+    best.steps = steps;
+    Ok(best)
+}
+
+/// d(lower bound)/d(rhs) of each row of `feasible`, in objective units per unit of the row's
+/// right-hand side, from the multipliers of the epigraph built by `epigraph`.
+fn sensitivities(feasible: &Feasible, mult: &Multipliers, scale: f64) -> Vec<f64> {
+    let (mut gi, mut ei) = (0, 0);
+    feasible
+        .rows
+        .iter()
+        .map(|r| match r.rel {
+            Relation::Le => {
+                gi += 1;
+                -mult.nu[gi - 1].max(0.0) * scale
+            }
+            Relation::Ge => {
+                gi += 1;
+                mult.nu[gi - 1].max(0.0) * scale
+            }
+            Relation::Eq => {
+                ei += 1;
+                -mult.eta[ei - 1] * scale
+            }
+        })
+        .collect()
+}
+
+fn start_t(problem: &Problem, bw: &[f64], margin: f64) -> Vec<f64> {
+    problem
+        .patterns
+        .iter()
+        .map(|p| {
+            let h = p.time(bw).0;
+            h * (1.0 + margin) + 1e-9
+        })
+        .collect()
+}
+
+fn solution(problem: &Problem, bw: Vec<f64>, value: f64, lower: f64, steps: usize) -> Solution {
+    let time_ns = problem.time(&bw);
+    let cost_usd = problem.cost(&bw);
+    Solution {
+        bounding_dim: problem.patterns.iter().map(|p| p.time(&bw).1).collect(),
+        idle_dims: (0..problem.dims).filter(|&d| problem.idle[d]).collect(),
+        bw_gbps: bw,
+        time_ns,
+        cost_usd,
+        objective_value: value,
+        lower_bound: lower,
+        gap: ((value - lower) / value.abs().max(f64::MIN_POSITIVE)).max(0.0),
+        iterations: steps,
+        sensitivity: Vec::new(),
+    }
+}
+
+/// Minimize the training time over the feasible set, starting from `start` if it is strictly inside.
+pub fn min_time(
+    problem: &Problem,
+    feasible: &Feasible,
+    start: Option<&[f64]>,
+    opts: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    if let Some(d) = (0..problem.dims).find(|&d| !problem.idle[d] && feasible.upper[d].is_none()) {
+        return Err(SolveError::Unbounded { dim: d + 1 });
+    }
+    let mut ep = epigraph(problem, feasible);
+    let b0: Vec<f64> = match start {
+        Some(s) if strictly_inside(&ep, s) => s.to_vec(),
+        _ => feasible.interior.clone(),
+    };
+    let comm0: f64 = problem.time(&b0) - problem.compute_ns;
+    let scale = comm0.max(1e-30);
+    for (p, pat) in problem.patterns.iter().enumerate() {
+        ep.c[problem.dims + p] = pat.weight / scale;
+    }
+    let mut z0 = b0.clone();
+    z0.extend(start_t(problem, &b0, 0.1));
+    let compute = problem.compute_ns / scale;
+    let truth = |z: &[f64]| problem.time(&z[..problem.dims]) / scale;
+    let r = run(&ep, z0, compute, &feasible.upper, opts, &truth)?;
+    let bw = r.z[..problem.dims].to_vec();
+    let mut sol = solution(problem, bw, r.up * scale, r.low * scale, r.steps);
+    sol.sensitivity = sensitivities(feasible, &r.mult, scale);
+    Ok(sol)
+}
+
+fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {
+    b.len() == ep.dims
+        && b.iter().all(|x| *x > 0.0 && x.is_finite())
+        && ep.g.iter().all(|r| {
+            r.1 - r.0.iter().zip(b).map(|(a, x)| a * x).sum::<f64>() > 1e-12 * r.1.abs().max(1.0)
+        })
+        && ep.e.iter().all(|r| {
+            (r.0.iter().zip(b).map(|(a, x)| a * x).sum::<f64>() - r.1).abs()
+                <= 1e-12 * r.1.abs().max(1.0)
+        })
+}
+
+/// Minimize the network cost subject to `T(B) <= target_ns`.
+pub fn min_cost(
+    problem: &Problem,
+    feasible: &Feasible,
+    target_ns: f64,
+    opts: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    let fast = min_time(problem, feasible, None, opts)?;
+    if fast.time_ns >= target_ns {
+        return Err(SolveError::TargetUnreachable {
+            target_ns,
+            fastest_ns: fast.lower_bound,
+        });
+    }
+    let dims = problem.dims;
+    let mut ep = epigraph(problem, feasible);
+    let b0 = fast.bw_gbps.clone();
+    let cost0 = problem.cost(&b0).max(1e-30);
+    for d in 0..dims {
+        ep.c[d] = problem.cost_per_gbps[d] / cost0;
+    }
+    // sum_p w_p t_p <= target - compute.
+    let budget = target_ns - problem.compute_ns;
+    let mut row = vec![0.0; dims];
+    row.extend(problem.patterns.iter().map(|p| p.weight));
+    ep.g.push((row, budget));
+    let h: Vec<f64> = problem.patterns.iter().map(|p| p.time(&b0).0).collect();
+    let used: f64 = problem
+        .patterns
+        .iter()
+        .zip(&h)
+        .map(|(p, h)| p.weight * h)
+        .sum();
+    let wsum: f64 = problem.patterns.iter().map(|p| p.weight).sum();
+    let delta = (budget - used) / (2.0 * wsum);
+    let mut z0 = b0;
+    z0.extend(h.iter().map(|h| h + delta));
+    let truth = |z: &[f64]| problem.cost(&z[..dims]) / cost0;
+    let r = run(&ep, z0, 0.0, &feasible.upper, opts, &truth)?;
+    let bw = r.z[..dims].to_vec();
+    let mut sol = solution(
+        problem,
+        bw,
+        r.up * cost0,
+        r.low * cost0,
+        r.steps + fast.iterations,
+    );
+    sol.sensitivity = sensitivities(feasible, &r.mult, cost0);
+    Ok(sol)
+}
+
+/// Solve `problem` for its own objective.
+pub fn solve(problem: &Problem, opts: &SolveOptions) -> Result<Solution, SolveError> {
+    let feasible = analyze(&problem.rows, problem.dims)?;
+    match problem.objective {
+        Objective::Time => min_time(problem, &feasible, None, opts),
+        Objective::Cost { time_target_ns } => min_cost(problem, &feasible, time_target_ns, opts),
+        Objective::TimeXCost => super::time_x_cost::min_time_x_cost(problem, &feasible, opts),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::compile;
+    use crate::presets;
+
+    #[test]
+    fn gpt3_4d_at_500_gbps_matches_libra() {
+        let p = compile(&presets::default_scenario()).unwrap();
+        let s = solve(&p, &SolveOptions::default()).unwrap();
+        // libra_reference.json: 722411780.9202211 ns at [338.45, 84.61, 58.16, 18.78].
+        assert!(
+            s.time_ns <= 722411780.9202211 * (1.0 + 1e-6),
+            "{}",
+            s.time_ns
+        );
+        assert!(s.gap <= 1e-6);
+        assert!(s.lower_bound <= 722411780.9202211 * (1.0 + 1e-9));
+        let sum: f64 = s.bw_gbps.iter().sum();
+        assert!((sum - 500.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,54 @@
+//! Shared by the integration tests: LIBRA's input files and the reference results.
+#![allow(dead_code)]
+
+use libra_studio::model::libra_files::{
+    communicator_from_yaml, cost_model_from_yaml, network_from_yaml,
+};
+use libra_studio::model::scenario::{Scenario, WorkloadSpec};
+use libra_studio::model::{astra_text, ModelOptions};
+use serde_json::Value;
+use std::path::Path;
+
+pub fn read(dir: &str, file: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/libra-inputs")
+        .join(dir)
+        .join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn reference() -> Value {
+    serde_json::from_str(include_str!("../data/libra_reference.json")).unwrap()
+}
+
+/// The scenario of a reference entry, built from LIBRA's files by our importers.
+pub fn scenario(entry: &Value) -> Scenario {
+    let s = |k: &str| entry[k].as_str().unwrap();
+    let network = network_from_yaml(&read("network", s("network"))).unwrap();
+    let costs = cost_model_from_yaml(&read("cost_model", s("cost_model"))).unwrap();
+    let workload = astra_text::parse(&read("workload", s("workload"))).unwrap();
+    let communicator =
+        communicator_from_yaml(&read("communicator", s("communicator")), &network).unwrap();
+    Scenario {
+        name: s("workload").into(),
+        network,
+        costs,
+        workloads: vec![WorkloadSpec {
+            name: s("workload").into(),
+            weight: 1.0,
+            workload,
+            communicator,
+        }],
+        constraints: Default::default(),
+        objective: Default::default(),
+        model: ModelOptions::default(),
+    }
+}
+
+pub fn numbers(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}

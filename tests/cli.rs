@@ -155,3 +155,113 @@ fn errors_name_file_line_and_field() {
     assert_eq!(code, 2);
     assert!(err.contains("unknown option --bogus"), "{err}");
 }
+
+#[test]
+fn optimize_expresses_libras_constraint_sets() {
+    // total_bw_500gbps.
+    let mut args = vec!["optimize".to_string()];
+    args.extend(gpt3_4d());
+    args.extend(["--total-bw".into(), "500".into()]);
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["time_ns"].as_f64().unwrap() <= 722411780.9202211 * (1.0 + 1e-6));
+    assert!(v["gap"].as_f64().unwrap() <= 1e-6);
+    for key in [
+        "bw_gbps",
+        "cost_usd",
+        "objective_value",
+        "iterations",
+        "solve_us",
+    ] {
+        assert!(!v[key].is_null(), "{key} missing");
+    }
+    assert!(v["uniform"]["speedup"].as_f64().unwrap() > 1.07);
+    // multiple_constraints.
+    let mut args = vec!["optimize".to_string()];
+    args.extend(gpt3_4d());
+    for a in [
+        "--total-bw",
+        "1000",
+        "--constraint",
+        "B1 = 500",
+        "--constraint",
+        "B1 >= B2",
+        "--constraint",
+        "B2 >= B3",
+        "--constraint",
+        "B3 + B4 = 200",
+    ] {
+        args.push(a.into());
+    }
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(rel(v["time_ns"].as_f64().unwrap(), 708438743.3760067) < 1e-9);
+}
+
+#[test]
+fn optimize_names_conflicting_constraints_with_exit_2() {
+    let mut args = vec!["optimize".to_string()];
+    args.extend(gpt3_4d());
+    for a in [
+        "--total-bw",
+        "100",
+        "--min",
+        "1=60",
+        "--constraint",
+        "B2 >= 50",
+        "--max",
+        "3=7",
+    ] {
+        args.push(a.into());
+    }
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("the constraints conflict: total bandwidth = 100 GB/s; B1 >= 60; B2 >= 50"),
+        "{err}"
+    );
+    assert!(!err.contains("B3 <= 7"), "{err}");
+}
+
+#[test]
+fn pareto_prints_a_monotone_front() {
+    let mut args = vec!["pareto".to_string()];
+    args.extend(gpt3_4d());
+    for a in [
+        "--budgets",
+        "8e6:8e7:8",
+        "--min",
+        "1=1",
+        "--min",
+        "2=1",
+        "--min",
+        "3=1",
+        "--min",
+        "4=1",
+    ] {
+        args.push(a.into());
+    }
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let times: Vec<f64> = v["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["time_ns"].as_f64().unwrap())
+        .collect();
+    assert_eq!(times.len(), 8);
+    assert!(times.windows(2).all(|w| w[1] <= w[0]));
+    args.push("--csv".into());
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some("budget_usd,time_ns,cost_usd,gap,bw1_gbps,bw2_gbps,bw3_gbps,bw4_gbps")
+    );
+    assert_eq!(lines.count(), 8);
+}

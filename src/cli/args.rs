@@ -70,6 +70,11 @@ impl Args {
         self.one(name)?.ok_or(ArgError::Required(name))
     }
 
+    /// Every value of a repeatable option, in order.
+    pub fn all(&self, name: &str) -> &[String] {
+        self.values.get(name).map_or(&[], Vec::as_slice)
+    }
+
     pub fn flag(&self, name: &str) -> bool {
         self.flags.iter().any(|f| f == name)
     }
@@ -119,6 +124,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.one("bw"), Ok(Some("1,2")));
+        assert_eq!(a.all("min"), ["1=3", "2=4"]);
         assert!(a.flag("latency"));
         assert_eq!(a.positional, ["x.json"]);
         assert_eq!(a.one("min"), Err(ArgError::Repeated("min".into())));

@@ -3,6 +3,7 @@
 mod args;
 mod evaluate;
 mod inputs;
+mod optimize;
 
 use crate::presets;
 use std::io::Write;
@@ -14,6 +15,8 @@ Usage: libra-studio <command> [options]
 
 Commands:
   evaluate   time and cost of a scenario at given bandwidths, as JSON
+  optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
+  pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
 
@@ -29,6 +32,16 @@ with the model options
 evaluate:  --bw 200,100,50,150   GB/s per NPU, one per dimension (default: the uniform split of
                                  the scenario's total bandwidth)
 scenario:  --total-bw 500        add LIBRA's total-bandwidth constraint (sum B = 500)
+
+optimize and pareto, constraints (added to the scenario's own):
+  --total-bw X                sum of B = X GB/s (LIBRA's total_bw_500gbps is --total-bw 500)
+  --total-bw-max X            sum of B <= X
+  --budget USD                network cost <= USD
+  --min D=V, --max D=V        bounds on dimension D's bandwidth (repeatable)
+  --constraint 'TEXT'         a linear constraint, e.g. 'B1 >= B2', 'B3 + B4 = 200' (repeatable)
+  --objective time|time-x-cost|cost   (cost needs --time-target NS)
+  --gap G                     stop at a certified relative gap of G (default 1e-6)
+pareto:    --budgets LO:HI:N   N budgets from LO to HI $, log-spaced; --csv for CSV
 
 Options:
   -h, --help     print this help
@@ -75,6 +88,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some(_) if rest.iter().any(|a| a == "--help" || a == "-h") => Ok(HELP.to_string()),
         Some("evaluate") => evaluate::evaluate(rest),
         Some("scenario") => evaluate::scenario(rest),
+        Some("optimize") => optimize::optimize(rest),
+        Some("pareto") => optimize::pareto(rest),
         Some("network") => Ok(describe_default_network()),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };

@@ -10,6 +10,7 @@ pub mod lp;
 mod polish;
 pub mod problem;
 pub mod solver;
+pub mod sweep;
 pub mod time_x_cost;
 pub mod uniform;
 

@@ -1,0 +1,238 @@
+//! `libra-studio optimize` and `libra-studio pareto`.
+
+use super::args::{ArgError, Args};
+use super::inputs::{self, SCENARIO_FLAGS, SCENARIO_OPTIONS};
+use super::Failure;
+use crate::model::scenario::{Objective, Scenario, TotalBandwidth};
+use crate::optimize::sweep::{budget_range, pareto as sweep_pareto, uniform};
+use crate::optimize::{compile, solve, SolveOptions};
+use serde_json::json;
+use std::time::Instant;
+
+const CONSTRAINT_OPTIONS: [&str; 9] = [
+    "total-bw",
+    "total-bw-max",
+    "budget",
+    "min",
+    "max",
+    "constraint",
+    "objective",
+    "time-target",
+    "gap",
+];
+
+fn number(option: &str, text: &str) -> Result<f64, ArgError> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| ArgError::Bad {
+            option: option.into(),
+            message: format!("expected a number, got \"{text}\""),
+        })
+}
+
+/// `D=V` with D a 1-based dimension.
+fn bound(option: &str, text: &str, dims: usize) -> Result<(usize, f64), ArgError> {
+    let bad = |message: String| ArgError::Bad {
+        option: option.into(),
+        message,
+    };
+    let (d, v) = text
+        .split_once('=')
+        .ok_or_else(|| bad(format!("expected DIM=GBPS, e.g. 2=50, got \"{text}\"")))?;
+    let d: usize = d
+        .trim()
+        .trim_start_matches(['B', 'b'])
+        .parse()
+        .map_err(|_| bad(format!("\"{d}\" is not a dimension number")))?;
+    if d == 0 || d > dims {
+        return Err(bad(format!("dimension {d} does not exist (1 to {dims})")));
+    }
+    Ok((d, number(option, v)?))
+}
+
+/// Apply the constraint and objective options to the scenario.
+fn constrain(sc: &mut Scenario, args: &Args) -> Result<(), ArgError> {
+    let dims = sc.network.dims.len();
+    if let Some(t) = args.one("total-bw")? {
+        sc.constraints.total_bw = Some(TotalBandwidth::Equal(number("total-bw", t)?));
+    }
+    if let Some(t) = args.one("total-bw-max")? {
+        if args.has("total-bw") {
+            return Err(ArgError::Bad {
+                option: "total-bw-max".into(),
+                message: "give --total-bw or --total-bw-max, not both".into(),
+            });
+        }
+        sc.constraints.total_bw = Some(TotalBandwidth::AtMost(number("total-bw-max", t)?));
+    }
+    if let Some(b) = args.one("budget")? {
+        sc.constraints.budget_usd = Some(number("budget", b)?);
+    }
+    for (option, field) in [("min", 0), ("max", 1)] {
+        for text in args.all(option) {
+            let (d, v) = bound(option, text, dims)?;
+            let list = if field == 0 {
+                &mut sc.constraints.min_gbps
+            } else {
+                &mut sc.constraints.max_gbps
+            };
+            list.resize(dims, None);
+            list[d - 1] = Some(v);
+        }
+    }
+    sc.constraints
+        .linear
+        .extend(args.all("constraint").iter().cloned());
+    let target = args
+        .one("time-target")?
+        .map(|t| number("time-target", t))
+        .transpose()?;
+    if let Some(o) = args.one("objective")? {
+        sc.objective = match o {
+            "time" => Objective::Time,
+            "time-x-cost" => Objective::TimeXCost,
+            "cost" => Objective::Cost {
+                time_target_ns: target.ok_or(ArgError::Required("time-target"))?,
+            },
+            _ => {
+                return Err(ArgError::Bad {
+                    option: "objective".into(),
+                    message: format!("expected time, time-x-cost or cost, got \"{o}\""),
+                })
+            }
+        };
+    } else if target.is_some() {
+        return Err(ArgError::Bad {
+            option: "time-target".into(),
+            message: "only used with --objective cost".into(),
+        });
+    }
+    Ok(())
+}
+
+fn options(args: &Args) -> Result<SolveOptions, ArgError> {
+    let mut opts = SolveOptions::default();
+    if let Some(g) = args.one("gap")? {
+        let g = number("gap", g)?;
+        if !(g > 0.0 && g < 1.0) {
+            return Err(ArgError::Bad {
+                option: "gap".into(),
+                message: format!("the relative gap must be in (0, 1), got {g}"),
+            });
+        }
+        opts.rel_gap = g;
+    }
+    Ok(opts)
+}
+
+fn parse(args: &[String], extra: &[&str], flags: &[&str]) -> Result<Args, ArgError> {
+    let valued: Vec<&str> = SCENARIO_OPTIONS
+        .iter()
+        .chain(&CONSTRAINT_OPTIONS)
+        .chain(extra)
+        .copied()
+        .collect();
+    let flags: Vec<&str> = SCENARIO_FLAGS.iter().chain(flags).copied().collect();
+    Args::parse(args, &valued, &flags)
+}
+
+/// `optimize`: the optimal bandwidths as JSON.
+pub fn optimize(args: &[String]) -> Result<String, Failure> {
+    let args = parse(args, &[], &[])?;
+    let mut sc = inputs::scenario(&args)?;
+    constrain(&mut sc, &args)?;
+    let opts = options(&args)?;
+    let problem = compile(&sc).map_err(Failure::input)?;
+    let started = Instant::now();
+    let s = solve(&problem, &opts).map_err(Failure::input)?;
+    let solve_us = started.elapsed().as_secs_f64() * 1e6;
+    let base = uniform(&problem).map(|bw| {
+        let time = problem.time(&bw);
+        json!({
+            "bw_gbps": bw,
+            "time_ns": time,
+            "cost_usd": problem.cost(&bw),
+            "speedup": time / s.time_ns,
+        })
+    });
+    let patterns: Vec<_> = problem
+        .patterns
+        .iter()
+        .zip(&s.bounding_dim)
+        .map(|(p, d)| {
+            json!({
+                "label": p.label,
+                "weight": p.weight,
+                "bytes_per_dim": p.a,
+                "bounding_dim": d.map(|d| d + 1),
+            })
+        })
+        .collect();
+    let out = json!({
+        "scenario": sc.name,
+        "objective": sc.objective,
+        "bw_gbps": s.bw_gbps,
+        "time_ns": s.time_ns,
+        "cost_usd": s.cost_usd,
+        "objective_value": s.objective_value,
+        "lower_bound": s.lower_bound,
+        "gap": s.gap,
+        "iterations": s.iterations,
+        "solve_us": solve_us,
+        "idle_dims": s.idle_dims.iter().map(|d| d + 1).collect::<Vec<_>>(),
+        "uniform": base,
+        "patterns": patterns,
+    });
+    Ok(serde_json::to_string_pretty(&out).expect("json"))
+}
+
+/// `pareto`: the front of cost against time over `--budgets LO:HI:N`, as JSON or CSV.
+pub fn pareto(args: &[String]) -> Result<String, Failure> {
+    let args = parse(args, &["budgets"], &["csv"])?;
+    let mut sc = inputs::scenario(&args)?;
+    constrain(&mut sc, &args)?;
+    let opts = options(&args)?;
+    let spec = args.required("budgets")?;
+    let bad = || ArgError::Bad {
+        option: "budgets".into(),
+        message: format!("expected LO:HI:N with 0 < LO <= HI and N >= 1, got \"{spec}\""),
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [lo, hi, n] = parts[..] else {
+        return Err(bad().into());
+    };
+    let (lo, hi) = (number("budgets", lo)?, number("budgets", hi)?);
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if !(lo > 0.0 && hi >= lo && n >= 1 && n <= 10_000) {
+        return Err(bad().into());
+    }
+    let problem = compile(&sc).map_err(Failure::input)?;
+    let front = sweep_pareto(&problem, &budget_range(lo, hi, n), &opts).map_err(Failure::input)?;
+    if args.flag("csv") {
+        let dims = problem.dims;
+        let mut out = String::from("budget_usd,time_ns,cost_usd,gap");
+        for d in 1..=dims {
+            out.push_str(&format!(",bw{d}_gbps"));
+        }
+        out.push('\n');
+        for p in &front.points {
+            out.push_str(&format!(
+                "{},{},{},{}",
+                p.budget_usd, p.time_ns, p.cost_usd, p.gap
+            ));
+            for b in &p.bw_gbps {
+                out.push_str(&format!(",{b}"));
+            }
+            out.push('\n');
+        }
+        return Ok(out);
+    }
+    Ok(serde_json::to_string_pretty(&json!({
+        "scenario": sc.name,
+        "points": front.points,
+        "infeasible_budgets": front.infeasible_budgets,
+    }))
+    .expect("json"))
+}

@@ -1,0 +1,164 @@
+//! Sweeps: the Pareto front of cost against training time over a range of budgets (warm-started),
+//! and the uniform-allocation baseline.
+
+use super::feasible::analyze;
+use super::linear::{LinearConstraint, Relation};
+use super::problem::Problem;
+use super::solver::{min_time, SolveError, SolveOptions};
+use serde::Serialize;
+
+/// One design of a front.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FrontPoint {
+    pub budget_usd: f64,
+    pub bw_gbps: Vec<f64>,
+    pub time_ns: f64,
+    pub cost_usd: f64,
+    pub gap: f64,
+}
+
+/// The least training time at each budget; budgets that admit no design are listed apart.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Front {
+    pub points: Vec<FrontPoint>,
+    pub infeasible_budgets: Vec<f64>,
+}
+
+/// `n` budgets from `lo` to `hi`, evenly spaced on a log scale (`n = 1` gives `lo`).
+pub fn budget_range(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    match n {
+        0 => Vec::new(),
+        1 => vec![lo],
+        _ => (0..n)
+            .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
+            .collect(),
+    }
+}
+
+/// The front of `problem` (its own rows plus `cost <= budget`) at each budget, each solve starting
+/// from the previous design.
+pub fn pareto(
+    problem: &Problem,
+    budgets: &[f64],
+    opts: &SolveOptions,
+) -> Result<Front, SolveError> {
+    let mut front = Front::default();
+    let mut last: Option<Vec<f64>> = None;
+    for &budget in budgets {
+        let mut rows = problem.rows.clone();
+        rows.push(LinearConstraint {
+            coeffs: problem.cost_per_gbps.clone(),
+            rel: Relation::Le,
+            rhs: budget,
+            label: format!("cost <= ${budget}"),
+        });
+        let feasible = match analyze(&rows, problem.dims) {
+            Ok(f) => f,
+            Err(_) => {
+                front.infeasible_budgets.push(budget);
+                continue;
+            }
+        };
+        let s = min_time(problem, &feasible, last.as_deref(), opts)?;
+        last = Some(s.bw_gbps.clone());
+        front.points.push(FrontPoint {
+            budget_usd: budget,
+            bw_gbps: s.bw_gbps,
+            time_ns: s.time_ns,
+            cost_usd: s.cost_usd,
+            gap: s.gap,
+        });
+    }
+    Ok(front)
+}
+
+/// The uniform allocation: the same bandwidth `beta` in every dimension, the largest `beta` that
+/// the rows allow (e.g. `total / D` under a total-bandwidth constraint). None if no uniform
+/// allocation is feasible or `beta` is unbounded.
+pub fn uniform(problem: &Problem) -> Option<Vec<f64>> {
+    let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
+    for r in &problem.rows {
+        let a: f64 = r.coeffs.iter().sum();
+        let tol = 1e-12 * r.rhs.abs().max(1.0);
+        match r.rel {
+            Relation::Eq if a == 0.0 => {
+                if r.rhs.abs() > tol {
+                    return None;
+                }
+            }
+            Relation::Eq => {
+                let b = r.rhs / a;
+                lo = lo.max(b);
+                hi = hi.min(b);
+            }
+            Relation::Le | Relation::Ge => {
+                let le = r.rel == Relation::Le;
+                if a == 0.0 {
+                    if (le && r.rhs < -tol) || (!le && r.rhs > tol) {
+                        return None;
+                    }
+                } else if (a > 0.0) == le {
+                    hi = hi.min(r.rhs / a);
+                } else {
+                    lo = lo.max(r.rhs / a);
+                }
+            }
+        }
+    }
+    let feasible = hi.is_finite() && hi > 0.0 && lo <= hi * (1.0 + 1e-12);
+    feasible.then(|| vec![hi; problem.dims])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::scenario::TotalBandwidth;
+    use crate::optimize::compile;
+    use crate::presets;
+
+    #[test]
+    fn budgets_are_log_spaced() {
+        let b = budget_range(1e6, 1e8, 3);
+        assert!((b[1] - 1e7).abs() < 1e-6);
+        assert_eq!(budget_range(5.0, 9.0, 1), vec![5.0]);
+        assert!(budget_range(1.0, 2.0, 0).is_empty());
+    }
+
+    #[test]
+    fn uniform_split_of_the_default_scenario() {
+        let p = compile(&presets::default_scenario()).unwrap();
+        assert_eq!(uniform(&p), Some(vec![125.0; 4]));
+        let mut sc = presets::default_scenario();
+        sc.constraints.total_bw = None;
+        sc.constraints.budget_usd = Some(1e7);
+        let p = compile(&sc).unwrap();
+        let u = uniform(&p).unwrap();
+        assert!((p.cost(&u) - 1e7).abs() < 1e-6);
+        sc.constraints.budget_usd = None;
+        assert_eq!(uniform(&compile(&sc).unwrap()), None);
+        sc.constraints.total_bw = Some(TotalBandwidth::Equal(100.0));
+        sc.constraints.linear = vec!["B1 >= 30".into()];
+        assert_eq!(uniform(&compile(&sc).unwrap()), None);
+    }
+
+    #[test]
+    fn the_front_is_monotone_and_below_budget() {
+        let mut sc = presets::default_scenario();
+        sc.constraints.total_bw = None;
+        sc.constraints.min_gbps = vec![Some(1.0); 4];
+        let p = compile(&sc).unwrap();
+        let budgets = budget_range(8e6, 8e7, 16);
+        let front = pareto(&p, &budgets, &SolveOptions::default()).unwrap();
+        assert_eq!(front.points.len(), 16);
+        for w in front.points.windows(2) {
+            assert!(w[1].time_ns <= w[0].time_ns * (1.0 + 1e-12));
+        }
+        for pt in &front.points {
+            assert!(pt.cost_usd <= pt.budget_usd * (1.0 + 1e-12));
+            assert!(pt.gap <= 1e-6);
+        }
+        // A budget below the cheapest allowed design (every B >= 1 GB/s) is infeasible.
+        let front = pareto(&p, &[1.0], &SolveOptions::default()).unwrap();
+        assert_eq!(front.infeasible_budgets, vec![1.0]);
+    }
+}

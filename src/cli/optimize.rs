@@ -205,7 +205,7 @@ pub fn pareto(args: &[String]) -> Result<String, Failure> {
     };
     let (lo, hi) = (number("budgets", lo)?, number("budgets", hi)?);
     let n: usize = n.trim().parse().map_err(|_| bad())?;
-    if !(lo > 0.0 && hi >= lo && n >= 1 && n <= 10_000) {
+    if !(lo > 0.0 && hi >= lo && (1..=10_000).contains(&n)) {
         return Err(bad().into());
     }
     let problem = compile(&sc).map_err(Failure::input)?;

@@ -10,22 +10,8 @@ use libra_studio::model::scenario::Scenario;
 use libra_studio::model::{astra_text, yaml};
 use libra_studio::presets;
 
-/// splitmix64: small, seeded, good enough to drive mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+mod common;
+use common::Rng;
 
 const ALPHABET: &[u8] = b"0123456789-.eE+ \n\t:#[],-'\"NONEALLREDUCEallgather{}x\x00\xff";
 

@@ -182,16 +182,18 @@ impl Workload {
                     name: l.name.clone(),
                 });
             }
-            let mut values = vec![("update time".to_string(), l.update_ns)];
+            let bad = |v: f64| !(v.is_finite() && v >= 0.0);
+            let mut field = bad(l.update_ns).then(|| ("update time".to_string(), l.update_ns));
             for k in PhaseKind::ALL {
                 let p = l.phase(k);
-                values.push((format!("{k} compute time"), p.compute_ns));
-                values.push((format!("{k} collective size"), p.size_bytes));
+                if field.is_none() && bad(p.compute_ns) {
+                    field = Some((format!("{k} compute time"), p.compute_ns));
+                }
+                if field.is_none() && bad(p.size_bytes) {
+                    field = Some((format!("{k} collective size"), p.size_bytes));
+                }
             }
-            if let Some((field, value)) = values
-                .into_iter()
-                .find(|(_, v)| !(v.is_finite() && *v >= 0.0))
-            {
+            if let Some((field, value)) = field {
                 return Err(WorkloadError::BadValue {
                     layer: i + 1,
                     name: l.name.clone(),

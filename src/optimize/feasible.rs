@@ -4,6 +4,7 @@
 
 use super::linear::{LinearConstraint, Relation};
 use super::lp::{solve, LpResult, Row};
+use std::cell::OnceCell;
 
 /// What the analysis found out.
 #[derive(Clone, Debug, PartialEq)]
@@ -12,8 +13,41 @@ pub struct Feasible {
     pub interior: Vec<f64>,
     /// The rows, with inequalities that can only hold with equality turned into equalities.
     pub rows: Vec<LinearConstraint>,
-    /// The largest value of each bandwidth over the feasible set (None: unbounded).
-    pub upper: Vec<Option<f64>>,
+    /// The largest value of each bandwidth over the feasible set (None: unbounded), computed by an LP
+    /// the first time it is asked for.
+    upper: Vec<OnceCell<Option<f64>>>,
+}
+
+impl Feasible {
+    /// The largest value of B_d (0-based) over the feasible set; None if unbounded.
+    pub fn upper(&self, d: usize) -> Option<f64> {
+        *self.upper[d].get_or_init(|| maximize(&self.rows, &unit(self.rows_dims(), d)))
+    }
+
+    fn rows_dims(&self) -> usize {
+        self.interior.len()
+    }
+
+    /// Use the upper bounds of a larger set (still valid bounds for this one).
+    pub fn with_upper_of(mut self, larger: &Feasible) -> Feasible {
+        self.upper = (0..self.rows_dims())
+            .map(|d| OnceCell::from(larger.upper(d)))
+            .collect();
+        self
+    }
+
+    /// The first dimension among `dims` (0-based) whose bandwidth is unbounded, if any: one LP when
+    /// all are bounded.
+    pub fn first_unbounded(&self, dims: &[usize]) -> Option<usize> {
+        let mut sum = vec![0.0; self.rows_dims()];
+        for &d in dims {
+            sum[d] = 1.0;
+        }
+        if dims.is_empty() || maximize(&self.rows, &sum).is_some() {
+            return None;
+        }
+        dims.iter().copied().find(|&d| self.upper(d).is_none())
+    }
 }
 
 /// Why no bandwidth allocation satisfies the constraints.
@@ -127,24 +161,20 @@ fn maximize(rows: &[LinearConstraint], coeffs: &[f64]) -> Option<f64> {
 
 /// Analyse the rows of a problem over `dims` bandwidths.
 pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, FeasibilityError> {
-    if !feasible(rows, dims) {
-        return Err(FeasibilityError::Infeasible {
-            conflicting: conflicting(rows, dims, None),
-        });
-    }
     let scale = rows.iter().map(|r| r.rhs.abs()).fold(1.0, f64::max);
     let cap = scale.max(1.0);
     let tol = 1e-9 * scale;
+    // The max-min-slack LP is feasible (s = 0) exactly when the rows are.
+    let Some((mut interior, s)) = max_min_slack(rows, dims, cap) else {
+        return Err(FeasibilityError::Infeasible {
+            conflicting: conflicting(rows, dims, None),
+        });
+    };
     let mut rows = rows.to_vec();
-    let (mut interior, mut s) = max_min_slack(&rows, dims, cap).expect("feasible rows");
     if s <= tol {
         // Some inequality (or some B_d > 0) can only hold with equality.
         for d in 0..dims {
-            let mut minus = vec![0.0; dims];
-            minus[d] = -1.0;
-            if maximize(&rows, &minus).is_some_and(|v| -v <= tol)
-                && maximize(&rows, &unit(dims, d)).is_some_and(|v| v <= tol)
-            {
+            if maximize(&rows, &unit(dims, d)).is_some_and(|v| v <= tol) {
                 let zero = LinearConstraint {
                     coeffs: unit(dims, d),
                     rel: Relation::Ge,
@@ -171,16 +201,13 @@ pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, Feasi
                 }
             }
         }
-        let (b, s2) = max_min_slack(&rows, dims, cap).expect("still feasible");
+        let (b, _) = max_min_slack(&rows, dims, cap).expect("still feasible");
         interior = b;
-        s = s2;
     }
-    debug_assert!(s > 0.0 || dims == 0);
-    let upper = (0..dims).map(|d| maximize(&rows, &unit(dims, d))).collect();
     Ok(Feasible {
         interior,
         rows,
-        upper,
+        upper: vec![OnceCell::new(); dims],
     })
 }
 
@@ -228,8 +255,8 @@ mod tests {
         )
         .unwrap();
         strictly_inside(&f);
-        assert_eq!(f.upper[1], Some(300.0));
-        assert!((f.upper[3].unwrap() - 200.0).abs() < 1e-9);
+        assert_eq!(f.upper(1), Some(300.0));
+        assert!((f.upper(3).unwrap() - 200.0).abs() < 1e-9);
     }
 
     #[test]
@@ -270,8 +297,10 @@ mod tests {
     #[test]
     fn unbounded_dimensions_have_no_upper_bound() {
         let f = analyze(&rows(&["B1 + B2 <= 10"]), 4).unwrap();
-        assert_eq!(f.upper[0], Some(10.0));
-        assert_eq!(f.upper[2], None);
+        assert_eq!(f.upper(0), Some(10.0));
+        assert_eq!(f.upper(2), None);
+        assert_eq!(f.first_unbounded(&[0, 1]), None);
+        assert_eq!(f.first_unbounded(&[0, 3]), Some(3));
         strictly_inside(&f);
     }
 }

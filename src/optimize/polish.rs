@@ -15,22 +15,114 @@ use super::dense::solve_in_place;
 use super::solver::Multipliers;
 
 /// The polished point and its multipliers, if the active-set Newton method succeeded.
+///
+/// The active set starts as the terms whose slack is within a factor of the smallest slack of their
+/// pattern, and the inequality rows with small slack; then, as in a primal-dual active-set method, a
+/// term or row with a negative multiplier leaves it and a violated one joins it (a few rounds at most).
 pub(crate) fn polish(
     ep: &Epigraph,
     cen: &Centered,
     mult: &Multipliers,
 ) -> Option<(Vec<f64>, Multipliers)> {
-    let n = ep.n();
     let dims = ep.dims;
     let z0 = &cen.z;
-    // Active terms: slack small relative to t_p.
-    let active: Vec<usize> = (0..ep.terms.len())
-        .filter(|&i| {
-            let k = &ep.terms[i];
-            ep.term_slack(k, z0) <= 1e-2 * z0[dims + k.p].abs().max(1e-300)
+    let slack: Vec<f64> = ep.terms.iter().map(|k| ep.term_slack(k, z0)).collect();
+    let mut active: Vec<bool> = (0..ep.terms.len())
+        .map(|i| {
+            let p = ep.terms[i].p;
+            let least = (0..ep.terms.len())
+                .filter(|&j| ep.terms[j].p == p)
+                .map(|j| slack[j])
+                .fold(f64::INFINITY, f64::min);
+            slack[i] <= 5.0 * least
         })
         .collect();
-    // Rows in R: equalities (over B, padded) and active inequalities.
+    let mut rows_on: Vec<bool> =
+        ep.g.iter()
+            .map(|r| {
+                let lhs: f64 = r.0.iter().zip(z0).map(|(a, x)| a * x).sum();
+                ep.row_slack(r, z0) <= 1e-3 * r.1.abs().max(lhs.abs()).max(1e-300)
+            })
+            .collect();
+    for _ in 0..(8 + ep.terms.len()) {
+        let Some((z, m)) = kkt(ep, z0, mult, &active, &rows_on) else {
+            // A singular or diverging system: some bandwidth is left undetermined. Let the inactive
+            // term closest to its max join and try again.
+            let next = (0..ep.terms.len())
+                .filter(|&i| !active[i])
+                .min_by(|&a, &b| {
+                    let rel = |i: usize| slack[i] / z0[dims + ep.terms[i].p].abs().max(1e-300);
+                    rel(a).total_cmp(&rel(b))
+                })?;
+            active[next] = true;
+            continue;
+        };
+        // Leave: the most negative multiplier.
+        let lam_scale = m
+            .lambda
+            .iter()
+            .fold(0.0f64, |a, v| a.max(v.abs()))
+            .max(1e-300);
+        let worst_term = (0..ep.terms.len())
+            .filter(|&i| active[i] && m.lambda[i] < -1e-9 * lam_scale)
+            .min_by(|&a, &b| m.lambda[a].total_cmp(&m.lambda[b]));
+        let worst_row = (0..ep.g.len())
+            .filter(|&i| rows_on[i] && m.nu[i] < -1e-9 * lam_scale)
+            .min_by(|&a, &b| m.nu[a].total_cmp(&m.nu[b]));
+        if let Some(i) = worst_term {
+            active[i] = false;
+            continue;
+        }
+        if let Some(i) = worst_row {
+            rows_on[i] = false;
+            continue;
+        }
+        // Join: the most violated term or row.
+        let viol_term = (0..ep.terms.len())
+            .filter(|&i| !active[i])
+            .map(|i| {
+                (
+                    i,
+                    ep.term_slack(&ep.terms[i], &z) / z[dims + ep.terms[i].p].abs().max(1e-300),
+                )
+            })
+            .filter(|(_, s)| *s < -1e-12)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let viol_row = (0..ep.g.len())
+            .filter(|&i| !rows_on[i])
+            .map(|i| (i, ep.row_slack(&ep.g[i], &z) / ep.g[i].1.abs().max(1.0)))
+            .filter(|(_, s)| *s < -1e-12)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((i, _)) = viol_term {
+            active[i] = true;
+            continue;
+        }
+        if let Some((i, _)) = viol_row {
+            rows_on[i] = true;
+            continue;
+        }
+        if z[..dims].iter().any(|b| *b <= 0.0) {
+            return None;
+        }
+        let mut m = m;
+        m.lambda.iter_mut().for_each(|l| *l = l.max(0.0));
+        m.nu.iter_mut().for_each(|v| *v = v.max(0.0));
+        return Some((z, m));
+    }
+    None
+}
+
+/// Newton's method on the KKT equations of one active set, from the barrier's point and multipliers.
+fn kkt(
+    ep: &Epigraph,
+    z0: &[f64],
+    mult: &Multipliers,
+    on_terms: &[bool],
+    on_rows: &[bool],
+) -> Option<(Vec<f64>, Multipliers)> {
+    let n = ep.n();
+    let dims = ep.dims;
+    let active: Vec<usize> = (0..ep.terms.len()).filter(|&i| on_terms[i]).collect();
     let mut rows: Vec<(Vec<f64>, f64, Option<usize>)> =
         ep.e.iter()
             .map(|(a, b)| {
@@ -40,16 +132,14 @@ pub(crate) fn polish(
             })
             .collect();
     for (i, r) in ep.g.iter().enumerate() {
-        let lhs: f64 = r.0.iter().zip(z0).map(|(a, x)| a * x).sum();
-        let scale = r.1.abs().max(lhs.abs()).max(1e-300);
-        if ep.row_slack(r, z0) <= 1e-4 * scale {
+        if on_rows[i] {
             rows.push((r.0.clone(), r.1, Some(i)));
         }
     }
     let na = active.len();
     let nr = rows.len();
     let size = n + na + nr;
-    let mut x: Vec<f64> = z0.clone();
+    let mut x: Vec<f64> = z0.to_vec();
     x.extend(active.iter().map(|&i| mult.lambda[i]));
     x.extend(rows.iter().map(|(_, _, g)| match g {
         None => 0.0,
@@ -81,7 +171,7 @@ pub(crate) fn polish(
     };
     let norm = |f: &[f64]| f.iter().map(|v| v * v).sum::<f64>().sqrt();
     let mut f = residual(&x);
-    for _ in 0..30 {
+    for _ in 0..12 {
         if norm(&f) <= 1e-13 * (1.0 + norm(&x[..n])) {
             break;
         }
@@ -120,39 +210,16 @@ pub(crate) fn polish(
     if norm(&f) > 1e-9 * (1.0 + norm(&x[..n])) {
         return None;
     }
-    // Signs and primal feasibility.
-    let lam_scale = x[n..n + na]
-        .iter()
-        .fold(0.0f64, |m, v| m.max(v.abs()))
-        .max(1e-300);
-    if x[n..n + na].iter().any(|l| *l < -1e-9 * lam_scale) {
-        return None;
-    }
-    for (r, (_, _, g)) in rows.iter().enumerate() {
-        if g.is_some() && x[n + na + r] < -1e-9 * lam_scale {
-            return None;
-        }
-    }
     let z = x[..n].to_vec();
-    for k in &ep.terms {
-        if ep.term_slack(k, &z) < -1e-12 * z[dims + k.p].abs() {
-            return None;
-        }
-    }
-    for r in &ep.g {
-        if ep.row_slack(r, &z) < -1e-12 * r.1.abs().max(1.0) {
-            return None;
-        }
-    }
     let mut lambda = vec![0.0; ep.terms.len()];
     for (j, &i) in active.iter().enumerate() {
-        lambda[i] = x[n + j].max(0.0);
+        lambda[i] = x[n + j];
     }
     let mut nu = vec![0.0; ep.g.len()];
     let mut eta = vec![0.0; ep.e.len()];
     for (r, (_, _, g)) in rows.iter().enumerate() {
         match g {
-            Some(i) => nu[*i] = x[n + na + r].max(0.0),
+            Some(i) => nu[*i] = x[n + na + r],
             None => eta[r] = x[n + na + r],
         }
     }

@@ -129,7 +129,14 @@ pub(crate) struct Multipliers {
 
 /// A lower bound on `min c.z` by weak duality from any multipliers with `lambda, nu >= 0` (see the
 /// module docs); `lambda` is rescaled per pattern so that the Lagrangian does not depend on t.
-pub(crate) fn dual_bound(ep: &Epigraph, mult: &Multipliers, upper: &[Option<f64>]) -> f64 {
+/// `point` is a feasible point (B first), so the largest feasible B_d is at least `point[d]`;
+/// `upper(d)` gives that largest value when it is needed.
+pub(crate) fn dual_bound(
+    ep: &Epigraph,
+    mult: &Multipliers,
+    point: &[f64],
+    upper: &dyn Fn(usize) -> Option<f64>,
+) -> f64 {
     let dims = ep.dims;
     let nu: Vec<f64> = mult.nu.iter().map(|v| v.max(0.0)).collect();
     let mut lambda: Vec<f64> = mult.lambda.iter().map(|v| v.max(0.0)).collect();
@@ -171,7 +178,7 @@ pub(crate) fn dual_bound(ep: &Epigraph, mult: &Multipliers, upper: &[Option<f64>
             .map(|(r, y)| y * r.1)
             .sum::<f64>();
     let total_c: f64 = ep.terms.iter().zip(&lambda).map(|(k, l)| l * k.a).sum();
-    for (d, hi) in upper.iter().enumerate().take(dims) {
+    for (d, &at) in point.iter().enumerate().take(dims) {
         let c: f64 = ep
             .terms
             .iter()
@@ -186,16 +193,22 @@ pub(crate) fn dual_bound(ep: &Epigraph, mult: &Multipliers, upper: &[Option<f64>
                 .zip(&mult.eta)
                 .map(|(r, y)| y * r.0[d])
                 .sum::<f64>();
-        let inner = match *hi {
-            _ if c > 0.0 && k > 0.0 && hi.is_none_or(|hi| (c / k).sqrt() <= hi) => {
-                2.0 * (c * k).sqrt()
+        // min over 0 <= B <= hi of c / B + k B. The largest feasible B_d (an LP) is only needed when
+        // the unconstrained minimizer sqrt(c / k) is not below the current, feasible, B_d.
+        let inner = if c > 0.0 && k > 0.0 && (c / k).sqrt() <= at {
+            2.0 * (c * k).sqrt()
+        } else {
+            match upper(d) {
+                _ if c > 0.0 && k > 0.0 && upper(d).is_none_or(|hi| (c / k).sqrt() <= hi) => {
+                    2.0 * (c * k).sqrt()
+                }
+                Some(hi) if c > 0.0 => c / hi + k * hi,
+                Some(hi) => (k * hi).min(0.0),
+                None if k >= 0.0 => 0.0,
+                // Numerically zero slope on an unbounded idle dimension.
+                None if c == 0.0 && -k <= 1e-12 * total_c.max(1.0) => 0.0,
+                None => f64::NEG_INFINITY,
             }
-            Some(hi) if c > 0.0 => c / hi + k * hi,
-            Some(hi) => (k * hi).min(0.0),
-            None if k >= 0.0 => 0.0,
-            // Numerically zero slope on an unbounded idle dimension.
-            None if c == 0.0 && -k <= 1e-12 * total_c.max(1.0) => 0.0,
-            None => f64::NEG_INFINITY,
         };
         bound += inner;
     }
@@ -218,7 +231,7 @@ fn run(
     ep: &Epigraph,
     z0: Vec<f64>,
     offset: f64,
-    upper: &[Option<f64>],
+    upper: &dyn Fn(usize) -> Option<f64>,
     opts: &SolveOptions,
     true_objective: &dyn Fn(&[f64]) -> f64,
 ) -> Result<Run, SolveError> {
@@ -237,13 +250,13 @@ fn run(
         steps += cen.newton_steps;
         let up = true_objective(&cen.z);
         let mult = barrier_multipliers(ep, &cen, tau);
-        let low = (dual_bound(ep, &mult, upper) + offset).min(up);
+        let low = (dual_bound(ep, &mult, &cen.z, upper) + offset).min(up);
         let gap = gap_of(up, low);
         // Once the active set has settled, finish exactly on it.
-        if gap <= 1e-2 {
+        if gap <= 0.01 {
             if let Some((zp, mp)) = polish(ep, &cen, &mult) {
                 let up_p = true_objective(&zp);
-                let low_p = (dual_bound(ep, &mp, upper) + offset).min(up_p);
+                let low_p = (dual_bound(ep, &mp, &zp, upper) + offset).min(up_p);
                 if gap_of(up_p, low_p) <= opts.rel_gap && gap_of(up_p, low_p) <= gap {
                     return Ok(Run {
                         z: zp,
@@ -311,9 +324,12 @@ fn start_t(problem: &Problem, bw: &[f64], margin: f64) -> Vec<f64> {
         .collect()
 }
 
-fn solution(problem: &Problem, bw: Vec<f64>, value: f64, lower: f64, steps: usize) -> Solution {
+/// The solution at `bw` with its proven lower bound, for the time (`by_cost` false) or cost objective.
+fn solution(problem: &Problem, bw: Vec<f64>, by_cost: bool, lower: f64, steps: usize) -> Solution {
     let time_ns = problem.time(&bw);
     let cost_usd = problem.cost(&bw);
+    let value = if by_cost { cost_usd } else { time_ns };
+    let lower = lower.min(value);
     Solution {
         bounding_dim: problem.patterns.iter().map(|p| p.time(&bw).1).collect(),
         idle_dims: (0..problem.dims).filter(|&d| problem.idle[d]).collect(),
@@ -335,7 +351,8 @@ pub fn min_time(
     start: Option<&[f64]>,
     opts: &SolveOptions,
 ) -> Result<Solution, SolveError> {
-    if let Some(d) = (0..problem.dims).find(|&d| !problem.idle[d] && feasible.upper[d].is_none()) {
+    let busy: Vec<usize> = (0..problem.dims).filter(|&d| !problem.idle[d]).collect();
+    if let Some(d) = feasible.first_unbounded(&busy) {
         return Err(SolveError::Unbounded { dim: d + 1 });
     }
     let mut ep = epigraph(problem, feasible);
@@ -352,9 +369,9 @@ pub fn min_time(
     z0.extend(start_t(problem, &b0, 0.1));
     let compute = problem.compute_ns / scale;
     let truth = |z: &[f64]| problem.time(&z[..problem.dims]) / scale;
-    let r = run(&ep, z0, compute, &feasible.upper, opts, &truth)?;
+    let r = run(&ep, z0, compute, &|d| feasible.upper(d), opts, &truth)?;
     let bw = r.z[..problem.dims].to_vec();
-    let mut sol = solution(problem, bw, r.up * scale, r.low * scale, r.steps);
+    let mut sol = solution(problem, bw, false, r.low * scale, r.steps);
     sol.sensitivity = sensitivities(feasible, &r.mult, scale);
     Ok(sol)
 }
@@ -409,15 +426,9 @@ pub fn min_cost(
     let mut z0 = b0;
     z0.extend(h.iter().map(|h| h + delta));
     let truth = |z: &[f64]| problem.cost(&z[..dims]) / cost0;
-    let r = run(&ep, z0, 0.0, &feasible.upper, opts, &truth)?;
+    let r = run(&ep, z0, 0.0, &|d| feasible.upper(d), opts, &truth)?;
     let bw = r.z[..dims].to_vec();
-    let mut sol = solution(
-        problem,
-        bw,
-        r.up * cost0,
-        r.low * cost0,
-        r.steps + fast.iterations,
-    );
+    let mut sol = solution(problem, bw, true, r.low * cost0, r.steps + fast.iterations);
     sol.sensitivity = sensitivities(feasible, &r.mult, cost0);
     Ok(sol)
 }

@@ -56,9 +56,8 @@ fn at_budget(
         rhs: budget,
         label: format!("cost <= ${budget}"),
     });
-    let mut f = analyze(&rows, problem.dims).ok()?;
     // The box of the certificate must not depend on the budget for the cuts to hold everywhere.
-    f.upper = feasible.upper.clone();
+    let f = analyze(&rows, problem.dims).ok()?.with_upper_of(feasible);
     let s = min_time(problem, &f, start, opts).ok()?;
     let slope = *s.sensitivity.last()?;
     Some((s, slope))

@@ -1,8 +1,10 @@
 //! Charts, each one function generic over the Plotters backend: the same code draws on the app's
 //! canvas, exports SVG and runs in native tests.
 
+pub mod bw_bars;
 pub mod cost_bars;
 
+pub use bw_bars::{draw_bw_bars, BwBar};
 pub use cost_bars::{draw_cost_bars, CostBar};
 
 /// Sizes and colours shared by the charts. `scale` multiplies every length in pixels: the device pixel
@@ -37,4 +39,5 @@ pub mod palette {
     pub const SWITCHES: RGBColor = RGBColor(0xe0, 0x8a, 0x1e);
     pub const NICS: RGBColor = RGBColor(0x4a, 0xa8, 0x6b);
     pub const INK: RGBColor = RGBColor(0x22, 0x2a, 0x35);
+    pub const UNIFORM: RGBColor = RGBColor(0xa9, 0xb4, 0xc2);
 }

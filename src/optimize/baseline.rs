@@ -58,6 +58,15 @@ mod tests {
     }
 
     #[test]
+    fn comparison_of_the_default_scenario() {
+        let c = compare(&presets::default_scenario(), 500.0).unwrap();
+        let opt = c.optimum.as_ref().unwrap();
+        assert!(opt.time_ns <= 722411780.9202211 * (1.0 + 1e-6));
+        // libra_reference.json: speedup_over_uniform 1.072857930711946.
+        assert!((c.speedup().unwrap() - 1.072857930711946).abs() < 1e-6);
+    }
+
+    #[test]
     fn a_network_the_workload_does_not_fit_still_has_a_cost() {
         let mut sc = presets::default_scenario();
         sc.network.dims[0].npus = 6; // GPT-3's TP group of 4 does not divide 6.
@@ -68,4 +77,32 @@ mod tests {
             Err(ScenarioError::Communicator { index: 1, .. })
         ));
     }
+}
+
+/// The optimum next to the uniform split, at one total bandwidth (what the app's results panel shows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    pub uniform: Baseline,
+    /// The optimal allocation under `sum B = total` plus the scenario's other constraints, or why
+    /// there is none.
+    pub optimum: Result<super::Solution, String>,
+}
+
+impl Comparison {
+    /// Uniform time over optimal time, when both exist.
+    pub fn speedup(&self) -> Option<f64> {
+        let uniform = self.uniform.evaluation.as_ref().ok()?.time_ns;
+        Some(uniform / self.optimum.as_ref().ok()?.time_ns)
+    }
+}
+
+/// Evaluate the uniform split of `total_gbps` and optimize under `sum B = total_gbps`.
+pub fn compare(scenario: &Scenario, total_gbps: f64) -> Result<Comparison, BaselineError> {
+    let uniform = uniform_baseline(scenario, total_gbps)?;
+    let mut sc = scenario.clone();
+    sc.constraints.total_bw = Some(crate::model::scenario::TotalBandwidth::Equal(total_gbps));
+    let optimum = super::compile(&sc)
+        .map_err(|e| e.to_string())
+        .and_then(|p| super::solve(&p, &super::SolveOptions::default()).map_err(|e| e.to_string()));
+    Ok(Comparison { uniform, optimum })
 }

@@ -14,7 +14,7 @@ pub mod sweep;
 pub mod time_x_cost;
 pub mod uniform;
 
-pub use baseline::{uniform_baseline, Baseline};
+pub use baseline::{compare, uniform_baseline, Baseline, Comparison};
 pub use problem::{compile, CompileError, Pattern, Problem};
 pub use solver::{solve, Solution, SolveError, SolveOptions};
 pub use uniform::{parse_total_bw, uniform_split, AllocationError};

@@ -3,8 +3,8 @@
 //! Technology and Intel Corporation; see data/libra-inputs/LICENSE).
 
 use crate::model::libra_files::{communicator_from_yaml, cost_model_from_yaml, network_from_yaml};
-use crate::model::scenario::{Constraints, Objective, Scenario, TotalBandwidth, WorkloadSpec};
-use crate::model::{astra_text, CostModel, ModelOptions, Network, Workload};
+use crate::model::scenario::{Scenario, TotalBandwidth, WorkloadSpec};
+use crate::model::{astra_text, CostModel, Network, Workload};
 
 /// The name under which the default scenario is shown.
 pub const DEFAULT_SCENARIO_NAME: &str = "LIBRA GPT-3 on the 4D network";
@@ -135,18 +135,17 @@ impl LibraWorkload {
 
 /// LIBRA's scenario for `workload` on `net`, with its `total_bw_500gbps` constraint.
 pub fn libra_scenario(workload: LibraWorkload, net: LibraNetwork) -> Scenario {
-    Scenario {
-        name: format!("LIBRA {} on the {} network", workload.name(), net.name()),
-        network: net.network(),
-        costs: net.cost_model(),
-        workloads: vec![workload.spec(net)],
-        constraints: Constraints {
-            total_bw: Some(TotalBandwidth::Equal(500.0)),
-            ..Constraints::default()
-        },
-        objective: Objective::Time,
-        model: ModelOptions::default(),
-    }
+    let spec = workload.spec(net);
+    let mut sc = Scenario::single(
+        format!("LIBRA {} on the {} network", workload.name(), net.name()),
+        net.network(),
+        net.cost_model(),
+        spec.name,
+        spec.workload,
+        spec.communicator,
+    );
+    sc.constraints.total_bw = Some(TotalBandwidth::Equal(500.0));
+    sc
 }
 
 /// What a plain visit shows: LIBRA's GPT-3 on the 4D network, total bandwidth 500 GB/s.

@@ -1,6 +1,6 @@
 //! Bandwidth per dimension: the uniform split next to the optimal allocation.
 
-use super::{palette, ChartStyle};
+use super::{dimension_frame, palette, ChartStyle};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -18,39 +18,20 @@ pub fn draw_bw_bars<DB: DrawingBackend>(
     bars: &[BwBar],
     style: &ChartStyle,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&WHITE)?;
     let top = bars
         .iter()
         .map(|b| b.uniform_gbps.max(b.optimal_gbps.unwrap_or(0.0)))
         .fold(0.0, f64::max)
         * 1.15;
-    let top = if top > 0.0 { top } else { 1.0 };
-    let last = bars.len().saturating_sub(1) as u32;
-    let mut chart = ChartBuilder::on(area)
-        .margin(style.px(12.0))
-        .caption(
-            "Bandwidth per NPU, by dimension",
-            ("sans-serif", style.font(16.0))
-                .into_font()
-                .color(&palette::INK),
-        )
-        .x_label_area_size(style.px(34.0))
-        .y_label_area_size(style.px(56.0))
-        .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top)?;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(palette::INK.mix(0.12))
-        .y_desc("GB/s")
-        .label_style(("sans-serif", style.font(12.0)))
-        .axis_desc_style(("sans-serif", style.font(13.0)))
-        .x_label_formatter(&|x| match x {
-            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .draw()?;
+    let mut chart = dimension_frame(
+        area,
+        "Bandwidth per NPU, by dimension",
+        "GB/s",
+        &labels,
+        top,
+        style,
+    )?;
     let swatch = style.px(5.0) as i32;
     // Each dimension's segment holds two bars side by side, each about a third of it wide.
     let plot_w = f64::from(chart.plotting_area().dim_in_pixel().0);

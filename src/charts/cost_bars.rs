@@ -1,6 +1,6 @@
 //! Network cost per dimension, stacked by component (links, switches, NICs).
 
-use super::{palette, ChartStyle};
+use super::{dimension_frame, palette, ChartStyle};
 use crate::model::NetworkCost;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -40,38 +40,17 @@ pub fn draw_cost_bars<DB: DrawingBackend>(
     bars: &[CostBar],
     style: &ChartStyle,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    area.fill(&WHITE)?;
     let millions = 1e-6;
     let top = bars.iter().map(CostBar::total).fold(0.0, f64::max) * millions * 1.12;
-    let top = if top > 0.0 { top } else { 1.0 };
-    // Plotters' segmented integer ranges include their end: 0..=last gives one segment per bar.
-    let last = bars.len().saturating_sub(1) as u32;
-    let mut chart = ChartBuilder::on(area)
-        .margin(style.px(12.0))
-        .caption(
-            "Network cost per dimension",
-            ("sans-serif", style.font(16.0))
-                .into_font()
-                .color(&palette::INK),
-        )
-        .x_label_area_size(style.px(34.0))
-        .y_label_area_size(style.px(56.0))
-        .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top)?;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(palette::INK.mix(0.12))
-        .y_desc("cost (M$)")
-        .label_style(("sans-serif", style.font(12.0)))
-        .axis_desc_style(("sans-serif", style.font(13.0)))
-        .x_label_formatter(&|x| match x {
-            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
-            _ => String::new(),
-        })
-        .y_label_formatter(&|y| format!("{y:.1}"))
-        .draw()?;
+    let mut chart = dimension_frame(
+        area,
+        "Network cost per dimension",
+        "cost (M$)",
+        &labels,
+        top,
+        style,
+    )?;
     let components = [
         ("links", palette::LINKS),
         ("switches", palette::SWITCHES),

@@ -32,6 +32,63 @@ impl ChartStyle {
     }
 }
 
+/// The frame shared by the per-dimension bar charts: title, a segmented x axis with one labelled
+/// segment per dimension, and a value axis from 0 to `top` described by `y_desc`.
+pub(crate) fn dimension_frame<'a, DB: plotters::prelude::DrawingBackend>(
+    area: &'a plotters::drawing::DrawingArea<DB, plotters::coord::Shift>,
+    title: &str,
+    y_desc: &str,
+    labels: &[String],
+    top: f64,
+    style: &ChartStyle,
+) -> Result<DimensionChart<'a, DB>, plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    area.fill(&WHITE)?;
+    let top = if top > 0.0 && top.is_finite() {
+        top
+    } else {
+        1.0
+    };
+    // Plotters' segmented integer ranges include their end: 0..=last gives one segment per bar.
+    let last = labels.len().saturating_sub(1) as u32;
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            title,
+            ("sans-serif", style.font(16.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(34.0))
+        .y_label_area_size(style.px(56.0))
+        .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.12))
+        .y_desc(y_desc)
+        .label_style(("sans-serif", style.font(12.0)))
+        .axis_desc_style(("sans-serif", style.font(13.0)))
+        .x_label_formatter(&|x| match x {
+            SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
+            _ => String::new(),
+        })
+        .y_label_formatter(&|y| format!("{y:.1}"))
+        .draw()?;
+    Ok(chart)
+}
+
+/// A chart with one segment per dimension.
+pub(crate) type DimensionChart<'a, DB> = plotters::chart::ChartContext<
+    'a,
+    DB,
+    plotters::coord::cartesian::Cartesian2d<
+        plotters::coord::ranged1d::SegmentedCoord<plotters::coord::types::RangedCoordu32>,
+        plotters::coord::types::RangedCoordf64,
+    >,
+>;
+
 /// Colours of the network components, the same in every chart.
 pub mod palette {
     use plotters::style::RGBColor;

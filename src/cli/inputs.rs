@@ -2,8 +2,8 @@
 
 use super::args::{ArgError, Args};
 use crate::model::libra_files::{communicator_from_yaml, cost_model_from_yaml, network_from_yaml};
-use crate::model::scenario::{Scenario, WorkloadSpec};
-use crate::model::{astra_text, DimCombine, ModelOptions, TrainingLoop};
+use crate::model::scenario::Scenario;
+use crate::model::{astra_text, DimCombine, TrainingLoop};
 use std::path::Path;
 
 /// The options every scenario-reading subcommand accepts.
@@ -72,20 +72,14 @@ pub fn scenario(args: &Args) -> Result<Scenario, InputError> {
                 .file_stem()
                 .map_or_else(|| p.to_string(), |s| s.to_string_lossy().into_owned())
         };
-        Scenario {
-            name: format!("{} on {}", stem(workload_path), stem(net_path)),
+        Scenario::single(
+            format!("{} on {}", stem(workload_path), stem(net_path)),
             network,
             costs,
-            workloads: vec![WorkloadSpec {
-                name: stem(workload_path),
-                weight: 1.0,
-                workload,
-                communicator,
-            }],
-            constraints: Default::default(),
-            objective: Default::default(),
-            model: ModelOptions::default(),
-        }
+            stem(workload_path),
+            workload,
+            communicator,
+        )
     };
     if let Some(name) = args.one("name")? {
         sc.name = name.to_string();

@@ -154,6 +154,31 @@ impl Evaluation {
 }
 
 impl Scenario {
+    /// A scenario of one workload (weight 1) with no constraints, minimizing time, LIBRA-compatible.
+    pub fn single(
+        name: impl Into<String>,
+        network: Network,
+        costs: CostModel,
+        workload_name: impl Into<String>,
+        workload: Workload,
+        communicator: Communicator,
+    ) -> Scenario {
+        Scenario {
+            name: name.into(),
+            network,
+            costs,
+            workloads: vec![WorkloadSpec {
+                name: workload_name.into(),
+                weight: 1.0,
+                workload,
+                communicator,
+            }],
+            constraints: Constraints::default(),
+            objective: Objective::default(),
+            model: ModelOptions::default(),
+        }
+    }
+
     /// Check every part; the first problem found is returned, naming its field.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.network.validate()?;

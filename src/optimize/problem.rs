@@ -320,6 +320,16 @@ impl Problem {
                 .sum::<f64>()
     }
 
+    /// The row `Cost(B) <= budget_usd`.
+    pub fn budget_row(&self, budget_usd: f64) -> LinearConstraint {
+        LinearConstraint {
+            coeffs: self.cost_per_gbps.clone(),
+            rel: Relation::Le,
+            rhs: budget_usd,
+            label: format!("cost <= ${budget_usd}"),
+        }
+    }
+
     /// `Cost(B)` in $.
     pub fn cost(&self, bw: &[f64]) -> f64 {
         self.cost_per_gbps.iter().zip(bw).map(|(c, b)| c * b).sum()

@@ -2,7 +2,7 @@
 //! and the uniform-allocation baseline.
 
 use super::feasible::analyze;
-use super::linear::{LinearConstraint, Relation};
+use super::linear::Relation;
 use super::problem::Problem;
 use super::solver::{min_time, SolveError, SolveOptions};
 use serde::Serialize;
@@ -46,12 +46,7 @@ pub fn pareto(
     let mut last: Option<Vec<f64>> = None;
     for &budget in budgets {
         let mut rows = problem.rows.clone();
-        rows.push(LinearConstraint {
-            coeffs: problem.cost_per_gbps.clone(),
-            rel: Relation::Le,
-            rhs: budget,
-            label: format!("cost <= ${budget}"),
-        });
+        rows.push(problem.budget_row(budget));
         let feasible = match analyze(&rows, problem.dims) {
             Ok(f) => f,
             Err(_) => {

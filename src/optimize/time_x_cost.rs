@@ -10,7 +10,6 @@
 //! minimizer (Kelley's cutting planes), until the best design found is within the relative gap.
 
 use super::feasible::{analyze, Feasible};
-use super::linear::{LinearConstraint, Relation};
 use super::lp::{solve as lp, LpResult, Row};
 use super::problem::Problem;
 use super::solver::{min_time, Solution, SolveError, SolveOptions};
@@ -50,12 +49,7 @@ fn at_budget(
     opts: &SolveOptions,
 ) -> Option<(Solution, f64)> {
     let mut rows = feasible.rows.clone();
-    rows.push(LinearConstraint {
-        coeffs: problem.cost_per_gbps.clone(),
-        rel: Relation::Le,
-        rhs: budget,
-        label: format!("cost <= ${budget}"),
-    });
+    rows.push(problem.budget_row(budget));
     // The box of the certificate must not depend on the budget for the cuts to hold everywhere.
     let f = analyze(&rows, problem.dims).ok()?.with_upper_of(feasible);
     let s = min_time(problem, &f, start, opts).ok()?;

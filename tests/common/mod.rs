@@ -1,11 +1,11 @@
 //! Shared by the integration tests: LIBRA's input files and the reference results.
 #![allow(dead_code)]
 
+use libra_studio::model::astra_text;
 use libra_studio::model::libra_files::{
     communicator_from_yaml, cost_model_from_yaml, network_from_yaml,
 };
-use libra_studio::model::scenario::{Scenario, WorkloadSpec};
-use libra_studio::model::{astra_text, ModelOptions};
+use libra_studio::model::scenario::Scenario;
 use serde_json::Value;
 use std::path::Path;
 
@@ -29,20 +29,14 @@ pub fn scenario(entry: &Value) -> Scenario {
     let workload = astra_text::parse(&read("workload", s("workload"))).unwrap();
     let communicator =
         communicator_from_yaml(&read("communicator", s("communicator")), &network).unwrap();
-    Scenario {
-        name: s("workload").into(),
+    Scenario::single(
+        s("workload"),
         network,
         costs,
-        workloads: vec![WorkloadSpec {
-            name: s("workload").into(),
-            weight: 1.0,
-            workload,
-            communicator,
-        }],
-        constraints: Default::default(),
-        objective: Default::default(),
-        model: ModelOptions::default(),
-    }
+        s("workload"),
+        workload,
+        communicator,
+    )
 }
 
 pub fn numbers(v: &Value) -> Vec<f64> {

@@ -1,6 +1,6 @@
 //! Bandwidth per dimension: the uniform split next to the optimal allocation.
 
-use super::{dimension_frame, palette, ChartStyle};
+use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -67,14 +67,7 @@ pub fn draw_bw_bars<DB: DrawingBackend>(
             )
         });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", style.font(12.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
-    area.present()
+    finish_with_legend(chart, SeriesLabelPosition::UpperRight, style)
 }
 
 #[cfg(test)]

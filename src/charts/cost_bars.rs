@@ -1,6 +1,6 @@
 //! Network cost per dimension, stacked by component (links, switches, NICs).
 
-use super::{dimension_frame, palette, ChartStyle};
+use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
 use crate::model::NetworkCost;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -78,14 +78,7 @@ pub fn draw_cost_bars<DB: DrawingBackend>(
             Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
         });
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", style.font(12.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
-    area.present()
+    finish_with_legend(chart, SeriesLabelPosition::UpperLeft, style)
 }
 
 #[cfg(test)]

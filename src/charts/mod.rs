@@ -79,6 +79,23 @@ pub(crate) fn dimension_frame<'a, DB: plotters::prelude::DrawingBackend>(
     Ok(chart)
 }
 
+/// Draw the legend of a per-dimension chart at `position` and present the area.
+pub(crate) fn finish_with_legend<'a, DB: plotters::prelude::DrawingBackend + 'a>(
+    mut chart: DimensionChart<'a, DB>,
+    position: plotters::chart::SeriesLabelPosition,
+    style: &ChartStyle,
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(("sans-serif", style.font(12.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(palette::INK.mix(0.3))
+        .draw()?;
+    chart.plotting_area().present()
+}
+
 /// A chart with one segment per dimension.
 pub(crate) type DimensionChart<'a, DB> = plotters::chart::ChartContext<
     'a,

@@ -44,6 +44,25 @@ fn in_file<E: std::fmt::Display>(path: &str) -> impl Fn(E) -> InputError + '_ {
     }
 }
 
+/// The value named `text` among `choices`, or an error listing them.
+pub fn choice<T: Copy>(option: &str, text: &str, choices: &[(&str, T)]) -> Result<T, ArgError> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == text)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| ArgError::Bad {
+            option: option.into(),
+            message: format!(
+                "expected {}, got \"{text}\"",
+                choices
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        })
+}
+
 /// The scenario the options describe, with `--training-loop`, `--combine` and `--latency` applied.
 pub fn scenario(args: &Args) -> Result<Scenario, InputError> {
     let mut sc = if let Some(path) = args.one("scenario")? {
@@ -85,30 +104,21 @@ pub fn scenario(args: &Args) -> Result<Scenario, InputError> {
         sc.name = name.to_string();
     }
     if let Some(l) = args.one("training-loop")? {
-        sc.model.training_loop = match l {
-            "no-overlap" => TrainingLoop::NoOverlap,
-            "overlap" => TrainingLoop::OverlapWeightGrad,
-            _ => {
-                return Err(ArgError::Bad {
-                    option: "training-loop".into(),
-                    message: format!("expected no-overlap or overlap, got \"{l}\""),
-                }
-                .into())
-            }
-        };
+        sc.model.training_loop = choice(
+            "training-loop",
+            l,
+            &[
+                ("no-overlap", TrainingLoop::NoOverlap),
+                ("overlap", TrainingLoop::OverlapWeightGrad),
+            ],
+        )?;
     }
     if let Some(c) = args.one("combine")? {
-        sc.model.combine = match c {
-            "max" => DimCombine::Max,
-            "sum" => DimCombine::Sum,
-            _ => {
-                return Err(ArgError::Bad {
-                    option: "combine".into(),
-                    message: format!("expected max or sum, got \"{c}\""),
-                }
-                .into())
-            }
-        };
+        sc.model.combine = choice(
+            "combine",
+            c,
+            &[("max", DimCombine::Max), ("sum", DimCombine::Sum)],
+        )?;
     }
     if args.flag("latency") {
         sc.model.latency = true;

@@ -20,6 +20,31 @@ pub struct Term {
     pub alpha: f64,
 }
 
+/// A row of `G z <= h` with its nonzero coefficients only.
+struct SparseRow {
+    coeffs: Vec<(usize, f64)>,
+    rhs: f64,
+}
+
+impl SparseRow {
+    fn new(row: &(Vec<f64>, f64)) -> SparseRow {
+        SparseRow {
+            coeffs: row
+                .0
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|(_, a)| *a != 0.0)
+                .collect(),
+            rhs: row.1,
+        }
+    }
+
+    fn slack(&self, z: &[f64]) -> f64 {
+        self.rhs - self.coeffs.iter().map(|&(i, a)| a * z[i]).sum::<f64>()
+    }
+}
+
 /// The barrier problem.
 #[derive(Clone, Debug)]
 pub struct Epigraph {
@@ -83,91 +108,98 @@ impl Epigraph {
         row.1 - row.0.iter().zip(z).map(|(a, x)| a * x).sum::<f64>()
     }
 
-    fn strictly_feasible(&self, z: &[f64]) -> bool {
-        (0..self.dims).all(|d| z[d] > 0.0)
-            && self.terms.iter().all(|k| self.term_slack(k, z) > 0.0)
-            && self.g.iter().all(|r| self.row_slack(r, z) > 0.0)
-    }
-
-    /// The barrier function, or None outside the domain.
-    fn phi(&self, z: &[f64], tau: f64) -> Option<f64> {
-        if !self.strictly_feasible(z) {
-            return None;
-        }
+    /// The barrier function, or None outside the domain (one pass over terms and rows).
+    fn phi(&self, rows: &[SparseRow], z: &[f64], tau: f64) -> Option<f64> {
         let mut v = tau * self.c.iter().zip(z).map(|(c, x)| c * x).sum::<f64>();
+        let mut logs = 0.0;
         for k in &self.terms {
-            v -= self.term_slack(k, z).ln();
+            let s = self.term_slack(k, z);
+            if s.is_nan() || s <= 0.0 {
+                return None;
+            }
+            logs += s.ln();
         }
-        for r in &self.g {
-            v -= self.row_slack(r, z).ln();
+        for r in rows {
+            let s = r.slack(z);
+            if s.is_nan() || s <= 0.0 {
+                return None;
+            }
+            logs += s.ln();
         }
-        Some(v)
+        v -= logs;
+        v.is_finite().then_some(v)
     }
 
-    /// Gradient and Hessian (row-major n x n) of the barrier function.
-    fn derivatives(&self, z: &[f64], tau: f64) -> (Vec<f64>, Vec<f64>) {
-        let n = self.n();
-        let mut g: Vec<f64> = self.c.iter().map(|c| tau * c).collect();
-        let mut h = vec![0.0; n * n];
+    /// Gradient into `grad` and Hessian into the top-left n x n block of the row-major
+    /// `kkt` (stride `size`), both overwritten.
+    fn derivatives(
+        &self,
+        rows: &[SparseRow],
+        z: &[f64],
+        tau: f64,
+        grad: &mut [f64],
+        kkt: &mut [f64],
+        size: usize,
+    ) {
+        for (g, c) in grad.iter_mut().zip(&self.c) {
+            *g = tau * c;
+        }
+        kkt.iter_mut().for_each(|v| *v = 0.0);
         for k in &self.terms {
             let s = self.term_slack(k, z);
             let b = z[k.d];
             let (ti, bi) = (self.dims + k.p, k.d);
             let db = k.a / (b * b); // ds/dB
-            g[ti] -= 1.0 / s;
-            g[bi] -= db / s;
+            grad[ti] -= 1.0 / s;
+            grad[bi] -= db / s;
             let s2 = s * s;
-            h[ti * n + ti] += 1.0 / s2;
-            h[ti * n + bi] += db / s2;
-            h[bi * n + ti] += db / s2;
-            h[bi * n + bi] += db * db / s2 + 2.0 * k.a / (b * b * b) / s;
+            kkt[ti * size + ti] += 1.0 / s2;
+            kkt[ti * size + bi] += db / s2;
+            kkt[bi * size + ti] += db / s2;
+            kkt[bi * size + bi] += db * db / s2 + 2.0 * k.a / (b * b * b) / s;
         }
-        for r in &self.g {
-            let slack = self.row_slack(r, z);
-            let nz: Vec<(usize, f64)> =
-                r.0.iter()
-                    .copied()
-                    .enumerate()
-                    .filter(|(_, a)| *a != 0.0)
-                    .collect();
-            for &(i, ai) in &nz {
-                g[i] += ai / slack;
-                for &(j, aj) in &nz {
-                    h[i * n + j] += ai * aj / (slack * slack);
+        for r in rows {
+            let slack = r.slack(z);
+            let inv = 1.0 / slack;
+            for &(i, ai) in &r.coeffs {
+                grad[i] += ai * inv;
+                for &(j, aj) in &r.coeffs {
+                    kkt[i * size + j] += ai * aj * inv * inv;
                 }
             }
         }
-        (g, h)
     }
 
     /// Minimize the barrier function at `tau` from the strictly feasible `z`.
+    ///
+    /// Newton's method on the KKT system `[H E^T; E 0] [dz; y] = [-g; -(E B - e)]` with a
+    /// backtracking line search; all work buffers are allocated once per call.
     pub fn center(&self, mut z: Vec<f64>, tau: f64, max_steps: usize) -> Option<Centered> {
         let n = self.n();
         let k = self.e.len();
+        let rows: Vec<SparseRow> = self.g.iter().map(SparseRow::new).collect();
+        let size = n + k;
         let mut eta = vec![0.0; k];
+        let mut grad = vec![0.0; n];
+        let mut kkt = vec![0.0; size * size];
+        let mut rhs = vec![0.0; size];
+        let mut trial = vec![0.0; n];
         let mut steps = 0;
-        let mut value = self.phi(&z, tau)?;
+        let mut value = self.phi(&rows, &z, tau)?;
         while steps < max_steps {
-            let (g, h) = self.derivatives(&z, tau);
-            // KKT: [H E^T; E 0] [dz; y] = [-g; -(E B - e)].
-            let size = n + k;
-            let mut m = vec![0.0; size * size];
+            self.derivatives(&rows, &z, tau, &mut grad, &mut kkt, size);
             for i in 0..n {
-                m[i * size..i * size + n].copy_from_slice(&h[i * n..i * n + n]);
-            }
-            let mut rhs = vec![0.0; size];
-            for i in 0..n {
-                rhs[i] = -g[i];
+                rhs[i] = -grad[i];
             }
             for (r, (row, e)) in self.e.iter().enumerate() {
                 for (d, a) in row.iter().enumerate() {
-                    m[(n + r) * size + d] = *a;
-                    m[d * size + n + r] = *a;
+                    kkt[(n + r) * size + d] = *a;
+                    kkt[d * size + n + r] = *a;
                 }
                 let lhs: f64 = row.iter().zip(&z).map(|(a, b)| a * b).sum();
                 rhs[n + r] = e - lhs;
             }
-            if !solve_in_place(&mut m, size, &mut rhs) {
+            if !solve_in_place(&mut kkt, size, &mut rhs) {
                 return None;
             }
             let dz = &rhs[..n];
@@ -175,22 +207,23 @@ impl Epigraph {
                 eta[r] = y / tau;
             }
             steps += 1;
-            let decrement: f64 = -dz.iter().zip(&g).map(|(d, g)| d * g).sum::<f64>();
+            let slope: f64 = dz.iter().zip(&grad).map(|(d, g)| d * g).sum();
             // The certificate is computed from the multipliers whatever the centering accuracy, so a
             // moderate decrement suffices; rounding makes smaller ones meaningless at large tau.
-            if decrement.abs() / 2.0 <= 1e-7 {
+            if slope.abs() / 2.0 <= 1e-7 {
                 break;
             }
             // Backtracking: stay in the domain, then Armijo.
             let mut alpha = 1.0;
-            let slope: f64 = dz.iter().zip(&g).map(|(d, g)| d * g).sum();
             let mut accepted = false;
             for _ in 0..80 {
-                let trial: Vec<f64> = z.iter().zip(dz).map(|(x, d)| x + alpha * d).collect();
-                if let Some(v) = self.phi(&trial, tau) {
+                for ((t, x), d) in trial.iter_mut().zip(&z).zip(dz) {
+                    *t = x + alpha * d;
+                }
+                if let Some(v) = self.phi(&rows, &trial, tau) {
                     let noise = 1e-14 * value.abs();
                     if v <= value + 0.25 * alpha * slope + noise {
-                        z = trial;
+                        std::mem::swap(&mut z, &mut trial);
                         value = v;
                         accepted = true;
                         break;

@@ -3,36 +3,46 @@
 /// Solve `A x = b` in place (A is n x n, row-major; b becomes x) by Gaussian elimination with partial
 /// pivoting. Returns false if A is singular to working precision.
 pub fn solve_in_place(a: &mut [f64], n: usize, b: &mut [f64]) -> bool {
+    let a = &mut a[..n * n];
+    let b = &mut b[..n];
     for col in 0..n {
-        let (piv, best) = (col..n)
-            .map(|r| (r, a[r * n + col].abs()))
-            .fold((col, -1.0), |acc, x| if x.1 > acc.1 { x } else { acc });
+        let mut piv = col;
+        let mut best = -1.0;
+        for r in col..n {
+            let v = a[r * n + col].abs();
+            if v > best {
+                (piv, best) = (r, v);
+            }
+        }
         if !(best > 1e-300 && best.is_finite()) {
             return false;
         }
         if piv != col {
-            for k in 0..n {
-                a.swap(col * n + k, piv * n + k);
-            }
+            let (top, bottom) = a.split_at_mut(piv * n);
+            top[col * n..col * n + n].swap_with_slice(&mut bottom[..n]);
             b.swap(col, piv);
         }
-        let d = a[col * n + col];
-        for r in col + 1..n {
-            let f = a[r * n + col] / d;
+        let (done, rest) = a.split_at_mut((col + 1) * n);
+        let pivot_row = &done[col * n + col..col * n + n];
+        let d = pivot_row[0];
+        let bc = b[col];
+        for (i, row) in rest.chunks_exact_mut(n).enumerate() {
+            let f = row[col] / d;
             if f != 0.0 {
-                for k in col..n {
-                    a[r * n + k] -= f * a[col * n + k];
+                for (x, p) in row[col..].iter_mut().zip(pivot_row) {
+                    *x -= f * p;
                 }
-                b[r] -= f * b[col];
+                b[col + 1 + i] -= f * bc;
             }
         }
     }
     for col in (0..n).rev() {
+        let row = &a[col * n..col * n + n];
         let mut v = b[col];
-        for k in col + 1..n {
-            v -= a[col * n + k] * b[k];
+        for (x, bk) in row[col + 1..].iter().zip(&b[col + 1..]) {
+            v -= x * bk;
         }
-        b[col] = v / a[col * n + col];
+        b[col] = v / row[col];
     }
     b.iter().all(|v| v.is_finite())
 }

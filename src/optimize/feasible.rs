@@ -43,7 +43,14 @@ impl Feasible {
         for &d in dims {
             sum[d] = 1.0;
         }
-        if dims.is_empty() || maximize(&self.rows, &sum).is_some() {
+        // A row `a . B <= b` with a > 0 on every dimension in question bounds them all (B >= 0).
+        let capped = self.rows.iter().any(|r| {
+            r.rel != Relation::Ge
+                && dims
+                    .iter()
+                    .all(|&d| r.coeffs.get(d).is_some_and(|a| *a > 0.0))
+        });
+        if dims.is_empty() || capped || maximize(&self.rows, &sum).is_some() {
             return None;
         }
         dims.iter().copied().find(|&d| self.upper(d).is_none())
@@ -211,6 +218,30 @@ pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, Feasi
     })
 }
 
+impl Feasible {
+    /// The analysis of `rows` when each is a loosened copy of the corresponding row of `self` (same
+    /// coefficients and relation, right-hand side moved outward, as the budget row along an
+    /// ascending sweep): the interior stays strictly inside and no row can become an implied
+    /// equality, so no LP is needed. None when `rows` is not such a copy.
+    pub fn loosened(&self, rows: &[LinearConstraint]) -> Option<Feasible> {
+        let looser = rows.len() == self.rows.len()
+            && rows.iter().zip(&self.rows).all(|(new, old)| {
+                new.coeffs == old.coeffs
+                    && new.rel == old.rel
+                    && match new.rel {
+                        Relation::Le => new.rhs >= old.rhs,
+                        Relation::Ge => new.rhs <= old.rhs,
+                        Relation::Eq => new.rhs == old.rhs,
+                    }
+            });
+        looser.then(|| Feasible {
+            interior: self.interior.clone(),
+            rows: rows.to_vec(),
+            upper: vec![OnceCell::new(); self.rows_dims()],
+        })
+    }
+}
+
 fn unit(dims: usize, d: usize) -> Vec<f64> {
     let mut u = vec![0.0; dims];
     u[d] = 1.0;
@@ -302,5 +333,21 @@ mod tests {
         assert_eq!(f.first_unbounded(&[0, 1]), None);
         assert_eq!(f.first_unbounded(&[0, 3]), Some(3));
         strictly_inside(&f);
+    }
+
+    #[test]
+    fn a_loosened_copy_keeps_the_interior_without_an_lp() {
+        let tight = rows(&["B1 + B2 + B3 + B4 <= 100", "B1 >= 2"]);
+        let f = analyze(&tight, 4).unwrap();
+        let looser = rows(&["B1 + B2 + B3 + B4 <= 200", "B1 >= 1"]);
+        let g = f.loosened(&looser).unwrap();
+        assert_eq!(g.interior, f.interior);
+        assert_eq!(g.upper(0), Some(200.0));
+        // Tighter, or a different row: a fresh analysis is needed.
+        assert!(f
+            .loosened(&rows(&["B1 + B2 + B3 + B4 <= 50", "B1 >= 2"]))
+            .is_none());
+        assert!(f.loosened(&rows(&["B1 + B2 <= 200", "B1 >= 2"])).is_none());
+        assert!(f.loosened(&looser[..1]).is_none());
     }
 }

@@ -10,40 +10,50 @@
 //! - `alpha_k + a_k / B_d - t_p = 0` for k in A
 //! - `R_r . z = rhs_r` for r in R
 
-use super::barrier::{Centered, Epigraph};
+use super::barrier::Epigraph;
 use super::dense::solve_in_place;
 use super::solver::Multipliers;
 
-/// The polished point and its multipliers, if the active-set Newton method succeeded.
-///
-/// The active set starts as the terms whose slack is within a factor of the smallest slack of their
-/// pattern, and the inequality rows with small slack; then, as in a primal-dual active-set method, a
-/// term or row with a negative multiplier leaves it and a violated one joins it (a few rounds at most).
-pub(crate) fn polish(
-    ep: &Epigraph,
-    cen: &Centered,
-    mult: &Multipliers,
-) -> Option<(Vec<f64>, Multipliers)> {
-    let dims = ep.dims;
-    let z0 = &cen.z;
+/// The active set guessed from a barrier point: the terms whose slack is within a factor of the
+/// smallest slack of their pattern, and the inequality rows with small slack.
+pub(crate) fn guess_active(ep: &Epigraph, z0: &[f64]) -> (Vec<bool>, Vec<bool>) {
     let slack: Vec<f64> = ep.terms.iter().map(|k| ep.term_slack(k, z0)).collect();
-    let mut active: Vec<bool> = (0..ep.terms.len())
-        .map(|i| {
-            let p = ep.terms[i].p;
-            let least = (0..ep.terms.len())
-                .filter(|&j| ep.terms[j].p == p)
-                .map(|j| slack[j])
-                .fold(f64::INFINITY, f64::min);
-            slack[i] <= 5.0 * least
-        })
+    let mut least = vec![f64::INFINITY; ep.patterns];
+    for (k, s) in ep.terms.iter().zip(&slack) {
+        least[k.p] = least[k.p].min(*s);
+    }
+    let terms = ep
+        .terms
+        .iter()
+        .zip(&slack)
+        .map(|(k, s)| *s <= 5.0 * least[k.p])
         .collect();
-    let mut rows_on: Vec<bool> =
+    let rows =
         ep.g.iter()
             .map(|r| {
-                let lhs: f64 = r.0.iter().zip(z0).map(|(a, x)| a * x).sum();
-                ep.row_slack(r, z0) <= 1e-3 * r.1.abs().max(lhs.abs()).max(1e-300)
+                // Relative to the size of the row's terms, so that `B1 - B3 <= 0` is judged at
+                // the scale of B1, not of its right-hand side 0.
+                let size: f64 = r.0.iter().zip(z0).map(|(a, x)| (a * x).abs()).sum();
+                ep.row_slack(r, z0) <= 1e-3 * r.1.abs().max(size).max(1e-300)
             })
             .collect();
+    (terms, rows)
+}
+
+/// The polished point and its multipliers, if the active-set Newton method succeeded from `z0`
+/// with multipliers `mult` and the starting active set (`active` terms, `rows_on` rows).
+///
+/// As in a primal-dual active-set method, a term or row with a negative multiplier leaves the set
+/// and a violated one joins it (a few rounds at most).
+pub(crate) fn polish(
+    ep: &Epigraph,
+    z0: &[f64],
+    mult: &Multipliers,
+    mut active: Vec<bool>,
+    mut rows_on: Vec<bool>,
+) -> Option<(Vec<f64>, Multipliers)> {
+    let dims = ep.dims;
+    let slack: Vec<f64> = ep.terms.iter().map(|k| ep.term_slack(k, z0)).collect();
     for _ in 0..(8 + ep.terms.len()) {
         let Some((z, m)) = kkt(ep, z0, mult, &active, &rows_on) else {
             // A singular or diverging system: some bandwidth is left undetermined. Let the inactive

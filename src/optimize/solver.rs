@@ -15,7 +15,7 @@
 use super::barrier::{Centered, Epigraph};
 use super::feasible::{analyze, FeasibilityError, Feasible};
 use super::linear::Relation;
-use super::polish::polish;
+use super::polish::{guess_active, polish};
 use super::problem::Problem;
 use crate::model::scenario::Objective;
 use serde::Serialize;
@@ -254,7 +254,8 @@ fn run(
         let gap = gap_of(up, low);
         // Once the active set has settled, finish exactly on it.
         if gap <= 0.01 {
-            if let Some((zp, mp)) = polish(ep, &cen, &mult) {
+            let (terms, rows) = guess_active(ep, &cen.z);
+            if let Some((zp, mp)) = polish(ep, &cen.z, &mult, terms, rows) {
                 let up_p = true_objective(&zp);
                 let low_p = (dual_bound(ep, &mp, &zp, upper) + offset).min(up_p);
                 if gap_of(up_p, low_p) <= opts.rel_gap && gap_of(up_p, low_p) <= gap {
@@ -351,11 +352,43 @@ pub fn min_time(
     start: Option<&[f64]>,
     opts: &SolveOptions,
 ) -> Result<Solution, SolveError> {
+    min_time_warm(problem, feasible, start, None, opts).map(|(s, _)| s)
+}
+
+/// An optimum with its multipliers in objective units (ns), to warm-start a nearby problem with the
+/// same rows (the next budget of a sweep).
+#[derive(Clone, Debug)]
+pub(crate) struct Warm {
+    bw: Vec<f64>,
+    mult: Multipliers,
+}
+
+impl Multipliers {
+    fn scaled(&self, f: f64) -> Multipliers {
+        let s = |v: &Vec<f64>| v.iter().map(|x| x * f).collect();
+        Multipliers {
+            lambda: s(&self.lambda),
+            nu: s(&self.nu),
+            eta: s(&self.eta),
+        }
+    }
+}
+
+/// `min_time`, first trying the active set of `warm` directly (no barrier iterations when it is
+/// still optimal, which the certificate decides), and returning the warm start for the next problem.
+pub(crate) fn min_time_warm(
+    problem: &Problem,
+    feasible: &Feasible,
+    start: Option<&[f64]>,
+    warm: Option<&Warm>,
+    opts: &SolveOptions,
+) -> Result<(Solution, Warm), SolveError> {
     let busy: Vec<usize> = (0..problem.dims).filter(|&d| !problem.idle[d]).collect();
     if let Some(d) = feasible.first_unbounded(&busy) {
         return Err(SolveError::Unbounded { dim: d + 1 });
     }
     let mut ep = epigraph(problem, feasible);
+    let start = start.or(warm.map(|w| w.bw.as_slice()));
     let b0: Vec<f64> = match start {
         Some(s) if strictly_inside(&ep, s) => s.to_vec(),
         _ => feasible.interior.clone(),
@@ -365,15 +398,47 @@ pub fn min_time(
     for (p, pat) in problem.patterns.iter().enumerate() {
         ep.c[problem.dims + p] = pat.weight / scale;
     }
-    let mut z0 = b0.clone();
-    z0.extend(start_t(problem, &b0, 0.1));
     let compute = problem.compute_ns / scale;
     let truth = |z: &[f64]| problem.time(&z[..problem.dims]) / scale;
-    let r = run(&ep, z0, compute, &|d| feasible.upper(d), opts, &truth)?;
-    let bw = r.z[..problem.dims].to_vec();
-    let mut sol = solution(problem, bw, false, r.low * scale, r.steps);
-    sol.sensitivity = sensitivities(feasible, &r.mult, scale);
-    Ok(sol)
+    let upper = |d| feasible.upper(d);
+    let finish = |z: &[f64], mult: Multipliers, low: f64, steps: usize| {
+        let mut sol = solution(
+            problem,
+            z[..problem.dims].to_vec(),
+            false,
+            low * scale,
+            steps,
+        );
+        sol.sensitivity = sensitivities(feasible, &mult, scale);
+        let warm = Warm {
+            bw: sol.bw_gbps.clone(),
+            mult: mult.scaled(scale),
+        };
+        (sol, warm)
+    };
+    if let Some(w) = warm.filter(|w| {
+        w.bw.len() == problem.dims
+            && w.mult.lambda.len() == ep.terms.len()
+            && w.mult.nu.len() == ep.g.len()
+            && w.mult.eta.len() == ep.e.len()
+    }) {
+        let mut z = w.bw.clone();
+        z.extend(start_t(problem, &w.bw, 0.0));
+        let mult = w.mult.scaled(1.0 / scale);
+        let terms = mult.lambda.iter().map(|l| *l > 0.0).collect();
+        let rows = mult.nu.iter().map(|v| *v > 0.0).collect();
+        if let Some((zp, mp)) = polish(&ep, &z, &mult, terms, rows) {
+            let up = truth(&zp);
+            let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
+            if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
+                return Ok(finish(&zp, mp, low, 0));
+            }
+        }
+    }
+    let mut z0 = b0.clone();
+    z0.extend(start_t(problem, &b0, 0.1));
+    let r = run(&ep, z0, compute, &upper, opts, &truth)?;
+    Ok(finish(&r.z, r.mult, r.low, r.steps))
 }
 
 fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {

@@ -1,10 +1,10 @@
 //! Sweeps: the Pareto front of cost against training time over a range of budgets (warm-started),
 //! and the uniform-allocation baseline.
 
-use super::feasible::analyze;
+use super::feasible::{analyze, Feasible};
 use super::linear::Relation;
 use super::problem::Problem;
-use super::solver::{min_time, SolveError, SolveOptions};
+use super::solver::{min_time_warm, SolveError, SolveOptions, Warm};
 use serde::Serialize;
 
 /// One design of a front.
@@ -36,26 +36,31 @@ pub fn budget_range(lo: f64, hi: f64, n: usize) -> Vec<f64> {
 }
 
 /// The front of `problem` (its own rows plus `cost <= budget`) at each budget, each solve starting
-/// from the previous design.
+/// from the previous design and its active set.
 pub fn pareto(
     problem: &Problem,
     budgets: &[f64],
     opts: &SolveOptions,
 ) -> Result<Front, SolveError> {
     let mut front = Front::default();
-    let mut last: Option<Vec<f64>> = None;
+    let mut last: Option<Warm> = None;
+    let mut last_feasible: Option<Feasible> = None;
     for &budget in budgets {
         let mut rows = problem.rows.clone();
         rows.push(problem.budget_row(budget));
-        let feasible = match analyze(&rows, problem.dims) {
+        let reused = last_feasible
+            .as_ref()
+            .and_then(|f: &Feasible| f.loosened(&rows));
+        let feasible = match reused.map_or_else(|| analyze(&rows, problem.dims), Ok) {
             Ok(f) => f,
             Err(_) => {
                 front.infeasible_budgets.push(budget);
                 continue;
             }
         };
-        let s = min_time(problem, &feasible, last.as_deref(), opts)?;
-        last = Some(s.bw_gbps.clone());
+        let (s, warm) = min_time_warm(problem, &feasible, None, last.as_ref(), opts)?;
+        last = Some(warm);
+        last_feasible = Some(feasible);
         front.points.push(FrontPoint {
             budget_usd: budget,
             bw_gbps: s.bw_gbps,
@@ -155,5 +160,26 @@ mod tests {
         // A budget below the cheapest allowed design (every B >= 1 GB/s) is infeasible.
         let front = pareto(&p, &[1.0], &SolveOptions::default()).unwrap();
         assert_eq!(front.infeasible_budgets, vec![1.0]);
+    }
+
+    #[test]
+    fn the_warm_started_front_equals_cold_solves() {
+        let mut sc = presets::default_scenario();
+        sc.constraints.total_bw = None;
+        sc.constraints.min_gbps = vec![Some(1.0); 4];
+        sc.constraints.linear = vec!["B2 >= B3".into()];
+        let p = compile(&sc).unwrap();
+        let budgets = budget_range(6e6, 1e8, 24);
+        let opts = SolveOptions::default();
+        let front = pareto(&p, &budgets, &opts).unwrap();
+        assert!(front.infeasible_budgets.is_empty());
+        for pt in &front.points {
+            let mut rows = p.rows.clone();
+            rows.push(p.budget_row(pt.budget_usd));
+            let cold = min_time_warm(&p, &analyze(&rows, 4).unwrap(), None, None, &opts).unwrap();
+            let rel = (pt.time_ns - cold.0.time_ns).abs() / cold.0.time_ns;
+            assert!(rel <= 2e-6, "budget {}: {rel:e}", pt.budget_usd);
+            assert!(pt.gap <= 1e-6);
+        }
     }
 }

@@ -15,6 +15,7 @@
 use super::barrier::{Centered, Epigraph};
 use super::feasible::{analyze, FeasibilityError, Feasible};
 use super::linear::Relation;
+use super::lp::{self, LpResult, Row};
 use super::polish::{guess_active, polish};
 use super::problem::Problem;
 use crate::model::scenario::Objective;
@@ -402,16 +403,11 @@ pub(crate) fn min_time_warm(
     let truth = |z: &[f64]| problem.time(&z[..problem.dims]) / scale;
     let upper = |d| feasible.upper(d);
     let finish = |z: &[f64], mult: Multipliers, low: f64, steps: usize| {
-        let mut sol = solution(
-            problem,
-            z[..problem.dims].to_vec(),
-            false,
-            low * scale,
-            steps,
-        );
+        let bw = least_idle(problem, feasible, &z[..problem.dims]);
+        let mut sol = solution(problem, bw, false, low * scale, steps);
         sol.sensitivity = sensitivities(feasible, &mult, scale);
         let warm = Warm {
-            bw: sol.bw_gbps.clone(),
+            bw: z[..problem.dims].to_vec(),
             mult: mult.scaled(scale),
         };
         (sol, warm)
@@ -439,6 +435,49 @@ pub(crate) fn min_time_warm(
     z0.extend(start_t(problem, &b0, 0.1));
     let r = run(&ep, z0, compute, &upper, opts, &truth)?;
     Ok(finish(&r.z, r.mult, r.low, r.steps))
+}
+
+/// Dimensions without traffic do not change the time, so their bandwidth is set to the least the
+/// constraints allow with the busy dimensions at `bw` (an LP on the sum of idle bandwidths), moved
+/// 0.1% of the way back towards `bw` so that it stays positive when that least value is 0.
+fn least_idle(problem: &Problem, feasible: &Feasible, bw: &[f64]) -> Vec<f64> {
+    let dims = problem.dims;
+    if !problem.idle.iter().any(|i| *i) {
+        return bw.to_vec();
+    }
+    let mut rows: Vec<Row> = feasible
+        .rows
+        .iter()
+        .map(|r| Row {
+            a: r.coeffs.clone(),
+            rel: r.rel,
+            b: r.rhs,
+        })
+        .collect();
+    for d in (0..dims).filter(|&d| !problem.idle[d]) {
+        let mut a = vec![0.0; dims];
+        a[d] = 1.0;
+        rows.push(Row {
+            a,
+            rel: Relation::Eq,
+            b: bw[d],
+        });
+    }
+    let c: Vec<f64> = problem
+        .idle
+        .iter()
+        .map(|&i| if i { 1.0 } else { 0.0 })
+        .collect();
+    match lp::solve(&c, &rows) {
+        LpResult::Optimal { x, .. } => (0..dims)
+            .map(|d| match problem.idle[d] {
+                true => x[d] + 1e-3 * (bw[d] - x[d]).max(0.0),
+                false => bw[d],
+            })
+            .collect(),
+        // Rounding in the fixed rows: keep the solver's (feasible) point.
+        _ => bw.to_vec(),
+    }
 }
 
 fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {
@@ -528,5 +567,39 @@ mod tests {
         assert!(s.lower_bound <= 722411780.9202211 * (1.0 + 1e-9));
         let sum: f64 = s.bw_gbps.iter().sum();
         assert!((sum - 500.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_idle_dimension_gets_the_least_bandwidth_allowed() {
+        use crate::optimize::linear::parse_constraint;
+        use crate::optimize::Pattern;
+        // One pattern max(1/B1, 4/B2); B3 carries nothing. B1 + B2 + B3 = 300, B3 >= 10.
+        let rows = ["B1 + B2 + B3 = 300", "B3 >= 10", "B3 <= B1"]
+            .iter()
+            .map(|t| parse_constraint(t, 3).unwrap())
+            .collect();
+        let p = Problem {
+            dims: 3,
+            compute_ns: 0.0,
+            patterns: vec![Pattern {
+                weight: 1.0,
+                a: vec![1.0, 4.0, 0.0],
+                alpha: vec![0.0; 3],
+                label: "p".into(),
+            }],
+            cost_per_gbps: vec![1.0; 3],
+            rows,
+            objective: Objective::Time,
+            idle: vec![false, false, true],
+        };
+        let s = solve(&p, &SolveOptions::default()).unwrap();
+        assert_eq!(s.idle_dims, vec![2]);
+        // The optimum puts B2 = 4 B1 with B1 + B2 = 290: B1 = 58, time 1/58.
+        assert!((s.bw_gbps[0] - 58.0).abs() < 1e-4, "{:?}", s.bw_gbps);
+        assert!((s.time_ns - 1.0 / 58.0).abs() <= 1e-6 / 58.0);
+        // B3 sits at its bound 10 (up to the 0.1% kept towards the interior).
+        assert!(s.bw_gbps[2] >= 10.0 && s.bw_gbps[2] < 10.0 + 1e-3 * 290.0);
+        let sum: f64 = s.bw_gbps.iter().sum();
+        assert!((sum - 300.0).abs() < 1e-6);
     }
 }

@@ -3,6 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use libra_studio::model::scenario::Scenario;
+use libra_studio::optimize::shapes;
 use libra_studio::optimize::sweep::{budget_range, pareto};
 use libra_studio::optimize::{compile, solve, SolveOptions};
 use libra_studio::presets;
@@ -26,6 +27,13 @@ fn benches(c: &mut Criterion) {
     let budgets = budget_range(8e6, 8e7, 64);
     c.bench_function("pareto front, 64 budgets", |b| {
         b.iter(|| pareto(black_box(&front), &budgets, &opts).unwrap())
+    });
+
+    let base = presets::default_scenario();
+    let all = shapes::enumerate(4096, &shapes::libra_layouts());
+    let few = budget_range(2e7, 2e8, 16);
+    c.bench_function("231 shapes of 4096 NPUs, 16 budgets each", |b| {
+        b.iter(|| shapes::compare(&base, black_box(&all), &few, 1.0, &opts))
     });
 
     let mut big = presets::default_scenario();

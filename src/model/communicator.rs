@@ -101,6 +101,43 @@ impl Communicator {
         Ok(c)
     }
 
+    /// The same parallelism on another network shape: the degree of the forward (and input-gradient)
+    /// groups is laid as TP, that of the weight-gradient groups as DP, the rest of the NPUs as PP,
+    /// with `Parallelism::map_onto`. A communicator that uses the same groups for all three phase
+    /// kinds keeps doing so (one degree, laid from the inside).
+    pub fn remap(&self, to: &Network) -> Result<Communicator, CommunicatorError> {
+        let degree = |g: &Groups| g.iter().flatten().map(|&v| u64::from(v)).product::<u64>();
+        let npus: u64 = to.dims.iter().map(|d| u64::from(d.npus)).product();
+        let fits = |tp: u64, dp: u64| {
+            let product = tp * dp;
+            match (u32::try_from(tp), u32::try_from(dp)) {
+                (Ok(tp), Ok(dp)) if product > 0 && npus.is_multiple_of(product) => {
+                    let pp = u32::try_from(npus / product).unwrap_or(u32::MAX);
+                    Parallelism { tp, pp, dp }.map_onto(to)
+                }
+                _ => Err(CommunicatorError::DegreeProduct {
+                    tp: u32::try_from(tp).unwrap_or(u32::MAX),
+                    pp: 1,
+                    dp: u32::try_from(dp).unwrap_or(u32::MAX),
+                    product,
+                    npus,
+                }),
+            }
+        };
+        if self.forward == self.input_grad && self.forward == self.weight_grad {
+            return Ok(Communicator::uniform(fits(degree(&self.forward), 1)?.tp));
+        }
+        let (fw, ig) = (degree(&self.forward), degree(&self.input_grad));
+        let m = fits(fw.max(ig), degree(&self.weight_grad))?;
+        let unused = vec![None; to.dims.len()];
+        let tp_or_none = |d: u64| if d > 1 { m.tp.clone() } else { unused.clone() };
+        Ok(Communicator {
+            forward: tp_or_none(fw),
+            input_grad: tp_or_none(ig),
+            weight_grad: m.dp.clone(),
+        })
+    }
+
     /// LIBRA's integer vector of one phase kind (`-1` = unused).
     pub fn libra_vector(&self, kind: PhaseKind) -> Vec<i64> {
         self.groups(kind)
@@ -306,5 +343,40 @@ mod tests {
         assert_eq!(m.tp, vec![Some(4), Some(2), None, None]);
         assert_eq!(m.pp, vec![None, Some(4), None, None]);
         assert_eq!(m.dp, vec![None, None, Some(4), Some(32)]);
+    }
+
+    #[test]
+    fn remap_keeps_tp_inside_and_dp_outside() {
+        let net4 = presets::libra_4d_network();
+        let c = Communicator::from_libra(&net4, &[4, 4, -1, -1], &[4, 4, -1, -1], &[-1, 2, 4, 32])
+            .unwrap();
+        // Onto 16 x 256: TP 16 fills dimension 1, DP 256 dimension 2 (PP 1).
+        let mut net2 = presets::libra_4d_network();
+        net2.dims.truncate(2);
+        net2.dims[0].npus = 16;
+        net2.dims[1].npus = 256;
+        let r = c.remap(&net2).unwrap();
+        assert_eq!(r.forward, vec![Some(16), None]);
+        assert_eq!(r.input_grad, vec![Some(16), None]);
+        assert_eq!(r.weight_grad, vec![None, Some(256)]);
+        // Onto 8 x 512: TP 16 takes 8 and 2 of dimension 2, DP the remaining 256.
+        net2.dims[0].npus = 8;
+        net2.dims[1].npus = 512;
+        let r = c.remap(&net2).unwrap();
+        assert_eq!(r.forward, vec![Some(8), Some(2)]);
+        assert_eq!(r.weight_grad, vec![None, Some(256)]);
+        // Back onto the 4D network: the original.
+        assert_eq!(c.remap(&net4).unwrap(), c);
+        // A uniform communicator stays uniform; a degree that does not divide N is an error.
+        let all = Communicator::uniform(vec![Some(4), Some(8), Some(4), Some(32)]);
+        assert_eq!(
+            all.remap(&net2).unwrap(),
+            Communicator::uniform(vec![Some(8), Some(512)])
+        );
+        net2.dims[1].npus = 3;
+        assert!(matches!(
+            c.remap(&net2),
+            Err(CommunicatorError::DegreeProduct { .. })
+        ));
     }
 }

@@ -9,6 +9,7 @@ pub mod linear;
 pub mod lp;
 mod polish;
 pub mod problem;
+pub mod shapes;
 pub mod solver;
 pub mod sweep;
 pub mod time_x_cost;

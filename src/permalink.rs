@@ -1,8 +1,28 @@
-//! Scenario <-> URL fragment. For now the versioned envelope `#v1=<payload>`; the scenario codec
-//! itself arrives with issue 6.
+//! Scenario <-> URL fragment: `#v1=<payload>`.
+//!
+//! The payload is URL-safe base64 (no padding) of the raw-DEFLATE-compressed JSON of the scenario's
+//! *wire form*: the Scenario's own JSON, except that LIBRA's built-in inputs travel by name (network
+//! and cost model `"4d"` / `"3d"`, a workload as `{"preset": "GPT_3", "on": "4d", "weight": 1}`), so
+//! that the default scenario's link is a few hundred characters and a custom workload costs only what
+//! it compresses to. Numbers are written with serde_json's shortest round-trip form and read back
+//! exactly (`float_roundtrip`), so `decode(encode(s)) == s` for every scenario with finite numbers.
+//!
+//! The decoder never panics and never allocates more than [`MAX_JSON_BYTES`] for any input: every
+//! failure is a [`PermalinkError`] that says what was wrong. It does not validate the scenario (a link
+//! may carry a half-edited design); callers validate, naming the field.
 
-/// The version this build writes.
+use crate::model::cost::CostModel;
+use crate::model::network::Network;
+use crate::model::scenario::{Constraints, Objective, Scenario, WorkloadSpec};
+use crate::model::training::ModelOptions;
+use crate::presets::{LibraNetwork, LibraWorkload};
+use serde::{Deserialize, Serialize};
+
+/// The version this build writes (and the only one it reads).
 pub const VERSION: u32 = 1;
+
+/// The most JSON a link may inflate to (a link is decoded in memory; this bounds a "zip bomb").
+pub const MAX_JSON_BYTES: usize = 16 << 20;
 
 /// Why a fragment cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -13,6 +33,18 @@ pub enum PermalinkError {
     NoVersion(String),
     #[error("the link is version {0}, but this build reads version {VERSION} only")]
     UnknownVersion(String),
+    #[error("the link's scenario is empty (nothing after #v1=)")]
+    NoPayload,
+    #[error("the link has a character that cannot be in it, '{ch}' at position {position}: was it copied whole?")]
+    BadCharacter { ch: char, position: usize },
+    #[error("the link is truncated or damaged (its compressed data does not unpack): was it copied whole?")]
+    Corrupt,
+    #[error("the link's scenario is larger than {MAX_JSON_BYTES} bytes")]
+    TooLarge,
+    #[error("the link's scenario is not valid: {0}")]
+    BadScenario(String),
+    #[error("the link names an unknown built-in {kind} \"{name}\"")]
+    UnknownPreset { kind: &'static str, name: String },
 }
 
 /// Split a fragment (with or without its leading `#`) into its version and payload.
@@ -38,9 +70,224 @@ pub fn fragment(payload: &str) -> String {
     format!("#v{VERSION}={payload}")
 }
 
+/// A built-in input by name, or the thing itself.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum ByName<T> {
+    Preset(String),
+    Custom(T),
+}
+
+/// A workload of the wire form: one of LIBRA's (with its communicator for one of LIBRA's networks)
+/// by name, or the whole spec.
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum WireWorkload {
+    Preset {
+        preset: String,
+        on: String,
+        weight: f64,
+    },
+    Custom(WorkloadSpec),
+}
+
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    name: String,
+    network: ByName<Network>,
+    costs: ByName<CostModel>,
+    workloads: Vec<WireWorkload>,
+    #[serde(default)]
+    constraints: Constraints,
+    #[serde(default)]
+    objective: Objective,
+    #[serde(default)]
+    model: ModelOptions,
+}
+
+fn network_by_name(network: &Network) -> ByName<Network> {
+    LibraNetwork::ALL
+        .into_iter()
+        .find(|n| &n.network() == network)
+        .map_or_else(
+            || ByName::Custom(network.clone()),
+            |n| ByName::Preset(n.name().into()),
+        )
+}
+
+fn costs_by_name(costs: &CostModel) -> ByName<CostModel> {
+    LibraNetwork::ALL
+        .into_iter()
+        .find(|n| &n.cost_model() == costs)
+        .map_or_else(
+            || ByName::Custom(costs.clone()),
+            |n| ByName::Preset(n.name().into()),
+        )
+}
+
+fn workload_by_name(spec: &WorkloadSpec) -> WireWorkload {
+    let same = |w: LibraWorkload, n: LibraNetwork| {
+        let p = w.spec(n);
+        p.name == spec.name && p.communicator == spec.communicator && p.workload == spec.workload
+    };
+    for w in LibraWorkload::ALL {
+        for n in LibraNetwork::ALL {
+            if same(w, n) {
+                return WireWorkload::Preset {
+                    preset: w.name().into(),
+                    on: n.name().into(),
+                    weight: spec.weight,
+                };
+            }
+        }
+    }
+    WireWorkload::Custom(spec.clone())
+}
+
+fn libra_network(name: &str) -> Result<LibraNetwork, PermalinkError> {
+    LibraNetwork::ALL
+        .into_iter()
+        .find(|n| n.name() == name)
+        .ok_or_else(|| PermalinkError::UnknownPreset {
+            kind: "network",
+            name: name.chars().take(40).collect(),
+        })
+}
+
+impl Wire {
+    fn of(sc: &Scenario) -> Wire {
+        Wire {
+            name: sc.name.clone(),
+            network: network_by_name(&sc.network),
+            costs: costs_by_name(&sc.costs),
+            workloads: sc.workloads.iter().map(workload_by_name).collect(),
+            constraints: sc.constraints.clone(),
+            objective: sc.objective,
+            model: sc.model,
+        }
+    }
+
+    fn into_scenario(self) -> Result<Scenario, PermalinkError> {
+        let network = match self.network {
+            ByName::Preset(n) => libra_network(&n)?.network(),
+            ByName::Custom(n) => n,
+        };
+        let costs = match self.costs {
+            ByName::Preset(n) => libra_network(&n)?.cost_model(),
+            ByName::Custom(c) => c,
+        };
+        let workloads = self
+            .workloads
+            .into_iter()
+            .map(|w| match w {
+                WireWorkload::Preset { preset, on, weight } => {
+                    let w = LibraWorkload::parse(&preset).ok_or_else(|| {
+                        PermalinkError::UnknownPreset {
+                            kind: "workload",
+                            name: preset.chars().take(40).collect(),
+                        }
+                    })?;
+                    Ok(WorkloadSpec {
+                        weight,
+                        ..w.spec(libra_network(&on)?)
+                    })
+                }
+                WireWorkload::Custom(spec) => Ok(spec),
+            })
+            .collect::<Result<Vec<_>, PermalinkError>>()?;
+        Ok(Scenario {
+            name: self.name,
+            network,
+            costs,
+            workloads,
+            constraints: self.constraints,
+            objective: self.objective,
+            model: self.model,
+        })
+    }
+}
+
+/// The fragment (`#v1=...`) that reopens `sc`.
+pub fn encode(sc: &Scenario) -> String {
+    let json = serde_json::to_vec(&Wire::of(sc)).expect("a scenario always serializes");
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    fragment(&base64url::encode(&packed))
+}
+
+/// The scenario of a fragment (with or without its `#`).
+pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
+    let (_, payload) = split_fragment(fragment.trim())?;
+    if payload.is_empty() {
+        return Err(PermalinkError::NoPayload);
+    }
+    let packed = base64url::decode(payload)?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_JSON_BYTES)
+        .map_err(|e| match e.status {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => PermalinkError::TooLarge,
+            _ => PermalinkError::Corrupt,
+        })?;
+    let wire: Wire =
+        serde_json::from_slice(&json).map_err(|e| PermalinkError::BadScenario(e.to_string()))?;
+    wire.into_scenario()
+}
+
+/// URL-safe base64 without padding (RFC 4648 section 5): the alphabet of a URL fragment.
+mod base64url {
+    use super::PermalinkError;
+
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+    pub fn encode(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for i in 0..=chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            }
+        }
+        out
+    }
+
+    fn value(c: u8) -> Option<u32> {
+        match c {
+            b'A'..=b'Z' => Some(u32::from(c - b'A')),
+            b'a'..=b'z' => Some(u32::from(c - b'a') + 26),
+            b'0'..=b'9' => Some(u32::from(c - b'0') + 52),
+            b'-' => Some(62),
+            b'_' => Some(63),
+            _ => None,
+        }
+    }
+
+    pub fn decode(text: &str) -> Result<Vec<u8>, PermalinkError> {
+        let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+        let (mut acc, mut bits) = (0u32, 0u32);
+        for (position, ch) in text.char_indices() {
+            let v = u8::try_from(ch)
+                .ok()
+                .and_then(value)
+                .ok_or(PermalinkError::BadCharacter { ch, position })?;
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::presets;
 
     #[test]
     fn envelope_round_trip() {
@@ -65,5 +312,52 @@ mod tests {
             split_fragment("#vé=x"),
             Err(PermalinkError::NoVersion(_))
         ));
+        assert_eq!(decode("#v1="), Err(PermalinkError::NoPayload));
+        assert_eq!(
+            decode("#v1=ab c"),
+            Err(PermalinkError::BadCharacter {
+                ch: ' ',
+                position: 2
+            })
+        );
+        assert_eq!(decode("#v1=AAAA"), Err(PermalinkError::Corrupt));
+    }
+
+    #[test]
+    fn base64url_matches_rfc_4648_vectors() {
+        // RFC 4648 section 10, without padding.
+        for (plain, coded) in [
+            ("", ""),
+            ("f", "Zg"),
+            ("fo", "Zm8"),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg"),
+            ("fooba", "Zm9vYmE"),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            assert_eq!(base64url::encode(plain.as_bytes()), coded);
+            assert_eq!(base64url::decode(coded).unwrap(), plain.as_bytes());
+        }
+        assert_eq!(base64url::encode(&[0xfb, 0xff]), "-_8");
+    }
+
+    #[test]
+    fn the_default_scenario_is_short_and_reopens_exactly() {
+        let sc = presets::default_scenario();
+        let link = encode(&sc);
+        assert!(link.starts_with("#v1="));
+        assert!(link.len() < 400, "{} characters: {link}", link.len());
+        assert_eq!(decode(&link).unwrap(), sc);
+        // Without the '#', and with whitespace around it (pasted).
+        assert_eq!(decode(&format!(" {} \n", &link[1..])).unwrap(), sc);
+    }
+
+    #[test]
+    fn a_truncated_link_is_an_error_not_a_panic() {
+        let link = encode(&presets::default_scenario());
+        for cut in 0..link.len() {
+            let r = decode(&link[..cut]);
+            assert!(r.is_err(), "a link cut at {cut} decoded");
+        }
     }
 }

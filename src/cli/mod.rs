@@ -4,6 +4,7 @@ mod args;
 mod evaluate;
 mod inputs;
 mod optimize;
+mod permalink;
 
 use crate::presets;
 use std::io::Write;
@@ -18,9 +19,10 @@ Commands:
   optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
+  permalink  the URL fragment (#v1=...) that opens a scenario in the app; --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
 
-Scenario input (evaluate, scenario), either
+Scenario input (evaluate, scenario, optimize, pareto, permalink), either
   --scenario S.json
 or LIBRA's four files
   --network NET.yml --cost COST.yml --workload W.txt --communicator COMM.yml
@@ -90,6 +92,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some("scenario") => evaluate::scenario(rest),
         Some("optimize") => optimize::optimize(rest),
         Some("pareto") => optimize::pareto(rest),
+        Some("permalink") => permalink::permalink(rest),
         Some("network") => Ok(describe_default_network()),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };

@@ -1,0 +1,54 @@
+//! `libra-studio permalink`: the URL fragment that opens a scenario in the app, and back.
+
+use super::args::Args;
+use super::inputs::{self, SCENARIO_FLAGS, SCENARIO_OPTIONS};
+use super::Failure;
+use crate::permalink;
+
+/// `permalink --scenario S.json` (or LIBRA's files) prints `#v1=...`; `permalink --decode FRAGMENT`
+/// prints the scenario JSON of a link (the whole URL or just its fragment).
+pub fn permalink(args: &[String]) -> Result<String, Failure> {
+    let valued: Vec<&str> = SCENARIO_OPTIONS
+        .iter()
+        .chain(&["decode"])
+        .copied()
+        .collect();
+    let args = Args::parse(args, &valued, &SCENARIO_FLAGS)?;
+    if let Some(link) = args.one("decode")? {
+        let fragment = link.split_once('#').map_or(link, |(_, f)| f);
+        let sc = permalink::decode(fragment).map_err(Failure::input)?;
+        return Ok(sc.to_json());
+    }
+    let sc = inputs::scenario(&args)?;
+    Ok(permalink::encode(&sc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::run_with;
+    use crate::presets;
+
+    #[test]
+    fn encode_then_decode_through_the_command_line() {
+        let dir = std::env::temp_dir().join(format!("libra-permalink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.json");
+        let sc = presets::default_scenario();
+        std::fs::write(&path, sc.to_json()).unwrap();
+        let (code, out, err) = run_with(&["permalink", "--scenario", path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let link = out.trim();
+        assert_eq!(link, crate::permalink::encode(&sc));
+        let url = format!("http://127.0.0.1:8080/{link}");
+        let (code, out, _) = run_with(&["permalink", "--decode", &url]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            crate::model::scenario::Scenario::from_json(&out).unwrap(),
+            sc
+        );
+        let (code, _, err) = run_with(&["permalink", "--decode", "#v1=garbage!"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("'!' at position 7"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -4,6 +4,7 @@
 //! natively; `ui` is the Leptos app (wasm32 only) and `cli` the command line (native only).
 
 pub mod charts;
+pub mod form;
 pub mod format;
 pub mod model;
 pub mod optimize;

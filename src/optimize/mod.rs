@@ -11,6 +11,7 @@ mod polish;
 pub mod problem;
 pub mod shapes;
 pub mod solver;
+pub mod study;
 pub mod sweep;
 pub mod time_x_cost;
 pub mod uniform;

@@ -1,0 +1,267 @@
+//! Changes to the form's structure: dimensions added, removed and reordered (the workloads'
+//! communicators and the per-dimension bounds follow), tiers added and removed, workloads chosen
+//! from LIBRA's presets, added and removed.
+
+use super::{DimForm, Form, TierForm, WorkloadForm};
+use crate::model::communicator::Communicator;
+use crate::model::network::{Network, Topology};
+use crate::presets::{LibraNetwork, LibraWorkload};
+
+impl Form {
+    /// Apply `f` to every group vector of every workload's communicator.
+    fn each_group(&mut self, mut f: impl FnMut(&mut Vec<Option<u32>>)) {
+        for w in &mut self.workloads {
+            let c = &mut w.spec.communicator;
+            f(&mut c.forward);
+            f(&mut c.input_grad);
+            f(&mut c.weight_grad);
+        }
+    }
+
+    /// A new outermost dimension: a Switch of 2 NPUs on the last dimension's tier, unused by the
+    /// workloads until their parallelism is laid onto it.
+    pub fn add_dim(&mut self) {
+        let tier = self
+            .dims
+            .last()
+            .map(|d| d.tier.clone())
+            .or_else(|| self.tiers.first().map(|t| t.name.clone()))
+            .unwrap_or_default();
+        self.dims.push(DimForm {
+            topology: Topology::Switch,
+            npus: "2".into(),
+            tier,
+            latency: String::new(),
+            min: String::new(),
+            max: String::new(),
+        });
+        self.each_group(|g| g.push(None));
+    }
+
+    /// Remove dimension `i` (0-based); the last dimension stays.
+    pub fn remove_dim(&mut self, i: usize) {
+        if self.dims.len() <= 1 || i >= self.dims.len() {
+            return;
+        }
+        self.dims.remove(i);
+        self.each_group(|g| {
+            if i < g.len() {
+                g.remove(i);
+            }
+        });
+    }
+
+    /// Swap dimension `i` (0-based) with the one after it.
+    pub fn move_dim_down(&mut self, i: usize) {
+        if i + 1 >= self.dims.len() {
+            return;
+        }
+        self.dims.swap(i, i + 1);
+        self.each_group(|g| {
+            if i + 1 < g.len() {
+                g.swap(i, i + 1);
+            }
+        });
+    }
+
+    pub fn add_tier(&mut self) {
+        let name = (1..)
+            .map(|k| format!("Tier{k}"))
+            .find(|n| self.tiers.iter().all(|t| &t.name != n))
+            .expect("some name is free");
+        self.tiers.push(TierForm {
+            name,
+            link: "1".into(),
+            switch: String::new(),
+            nic: String::new(),
+        });
+    }
+
+    pub fn remove_tier(&mut self, i: usize) {
+        if i < self.tiers.len() && self.tiers.len() > 1 {
+            self.tiers.remove(i);
+        }
+    }
+
+    /// The network as typed, if every NPU count reads.
+    fn typed_network(&self) -> Option<Network> {
+        let dims = self
+            .dims
+            .iter()
+            .map(|d| {
+                Some(crate::model::Dim {
+                    topology: d.topology,
+                    npus: d.npus.trim().parse().ok()?,
+                    tier: d.tier.clone(),
+                    latency_ns: 0.0,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Network { dims })
+    }
+
+    /// LIBRA's workload `w` with its communicator for this network: LIBRA's own when the shape is
+    /// one of LIBRA's networks, else LIBRA's 4D parallelism (TP and DP degrees) laid onto this shape
+    /// (`Communicator::remap`), else LIBRA's 4D communicator as it is (then marked as not fitting).
+    pub fn preset_workload(&self, w: LibraWorkload) -> WorkloadForm {
+        let typed = self.typed_network();
+        let same_shape = |n: &Network, l: LibraNetwork| {
+            let ln = l.network();
+            n.dims.len() == ln.dims.len()
+                && n.dims
+                    .iter()
+                    .zip(&ln.dims)
+                    .all(|(a, b)| a.npus == b.npus && a.topology == b.topology)
+        };
+        let own = LibraNetwork::ALL
+            .into_iter()
+            .find(|l| typed.as_ref().is_some_and(|n| same_shape(n, *l)));
+        let spec = match own {
+            Some(l) => w.spec(l),
+            None => {
+                let mut spec = w.spec(LibraNetwork::D4);
+                if let Some(c) = typed.as_ref().and_then(|n| spec.communicator.remap(n).ok()) {
+                    spec.communicator = c;
+                } else {
+                    let dims = self.dims.len();
+                    let fit = |g: &mut Vec<Option<u32>>| g.resize(dims, None);
+                    let c: &mut Communicator = &mut spec.communicator;
+                    fit(&mut c.forward);
+                    fit(&mut c.input_grad);
+                    fit(&mut c.weight_grad);
+                }
+                spec
+            }
+        };
+        WorkloadForm {
+            spec,
+            weight: "1".into(),
+        }
+    }
+
+    /// Replace workload `i` (0-based) with LIBRA's `w`, keeping its weight.
+    pub fn set_preset_workload(&mut self, i: usize, w: LibraWorkload) {
+        let new = self.preset_workload(w);
+        if let Some(slot) = self.workloads.get_mut(i) {
+            slot.spec = new.spec;
+        }
+    }
+
+    pub fn add_workload(&mut self, w: LibraWorkload) {
+        let new = self.preset_workload(w);
+        self.workloads.push(new);
+    }
+
+    pub fn remove_workload(&mut self, i: usize) {
+        if i < self.workloads.len() && self.workloads.len() > 1 {
+            self.workloads.remove(i);
+        }
+    }
+
+    /// Which of LIBRA's workloads workload `i` is, if it is one unchanged.
+    pub fn preset_of(&self, i: usize) -> Option<LibraWorkload> {
+        let spec = &self.workloads.get(i)?.spec;
+        LibraWorkload::ALL
+            .into_iter()
+            .find(|w| w.name() == spec.name && w.workload() == spec.workload)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Field;
+    use super::*;
+    use crate::presets;
+
+    fn default_form() -> Form {
+        Form::from_scenario(&presets::default_scenario())
+    }
+
+    #[test]
+    fn adding_a_dimension_keeps_the_scenario_valid_and_the_workload_off_it() {
+        let mut f = default_form();
+        f.add_dim();
+        let sc = f.to_scenario().unwrap();
+        assert_eq!(sc.network.dims.len(), 5);
+        assert_eq!(sc.network.total_npus().unwrap(), 8192);
+        assert_eq!(sc.workloads[0].communicator.weight_grad[4], None);
+        assert_eq!(sc.constraints.min_gbps, Vec::<Option<f64>>::new());
+    }
+
+    #[test]
+    fn removing_and_moving_dimensions_carry_the_communicators() {
+        let mut f = default_form();
+        f.dims[3].min = "7".into();
+        f.move_dim_down(2); // Ring 4 <-> Switch 32
+        assert_eq!(f.dims[2].topology, Topology::Switch);
+        assert_eq!(f.dims[2].min, "7");
+        let c = &f.workloads[0].spec.communicator;
+        assert_eq!(c.weight_grad, vec![None, Some(2), Some(32), Some(4)]);
+        assert!(f.to_scenario().is_ok());
+        f.remove_dim(3);
+        let sc = f.to_scenario().unwrap();
+        assert_eq!(
+            sc.network.shape_label(),
+            "Ring 4 × FullyConnected 8 × Switch 32"
+        );
+        assert_eq!(
+            sc.workloads[0].communicator.forward,
+            vec![Some(4), Some(4), None]
+        );
+        // The last dimension cannot be removed; moving the last one down does nothing.
+        let mut g = default_form();
+        for _ in 0..5 {
+            g.remove_dim(0);
+        }
+        assert_eq!(g.dims.len(), 1);
+        g.move_dim_down(0);
+        assert_eq!(g.dims.len(), 1);
+    }
+
+    #[test]
+    fn presets_fit_the_shape_they_are_put_on() {
+        let mut f = default_form();
+        // LIBRA's 4D network: LIBRA's own communicator.
+        f.set_preset_workload(0, LibraWorkload::TuringNlg);
+        let want = LibraWorkload::TuringNlg.spec(LibraNetwork::D4);
+        assert_eq!(f.workloads[0].spec, want);
+        assert_eq!(f.preset_of(0), Some(LibraWorkload::TuringNlg));
+        // Another shape of 4096 NPUs: GPT-3's TP 16 and DP 256 laid onto it.
+        f.dims[0].npus = "16".into();
+        f.dims[1].npus = "2".into();
+        f.dims[2].npus = "4".into();
+        f.set_preset_workload(0, LibraWorkload::Gpt3);
+        let sc = f.to_scenario().unwrap();
+        assert_eq!(
+            sc.workloads[0].communicator.forward,
+            vec![Some(16), None, None, None]
+        );
+        assert_eq!(
+            sc.workloads[0].communicator.weight_grad,
+            vec![None, Some(2), Some(4), Some(32)]
+        );
+        // A shape it cannot be laid on: kept, and marked.
+        f.dims[3].npus = "3".into();
+        f.set_preset_workload(0, LibraWorkload::Gpt3);
+        let e = f.to_scenario().unwrap_err();
+        assert_eq!(e[0].field, Field::WorkloadCommunicator(1));
+        f.add_workload(LibraWorkload::Dlrm);
+        assert_eq!(f.workloads.len(), 2);
+        f.remove_workload(0);
+        f.remove_workload(0);
+        assert_eq!(f.workloads.len(), 1);
+    }
+
+    #[test]
+    fn tiers_are_added_with_a_free_name_and_removed() {
+        let mut f = default_form();
+        let before = f.tiers.len();
+        f.add_tier();
+        assert_eq!(f.tiers.len(), before + 1);
+        assert!(f.tiers.iter().filter(|t| t.name == "Tier1").count() == 1);
+        f.dims[0].tier = "Tier1".into();
+        assert!(f.to_scenario().is_ok());
+        f.remove_tier(before);
+        assert_eq!(f.to_scenario().unwrap_err()[0].field, Field::DimTier(1));
+    }
+}

@@ -3,9 +3,13 @@
 
 pub mod bw_bars;
 pub mod cost_bars;
+pub mod front;
+pub mod time_bars;
 
 pub use bw_bars::{draw_bw_bars, BwBar};
 pub use cost_bars::{draw_cost_bars, CostBar};
+pub use front::{draw_front, Design, FrontChart};
+pub use time_bars::{draw_time_bars, TimeBar};
 
 /// Sizes and colours shared by the charts. `scale` multiplies every length in pixels: the device pixel
 /// ratio of the screen (crisp on high-DPI) times the large-text factor (readable on a projector).
@@ -114,4 +118,19 @@ pub mod palette {
     pub const NICS: RGBColor = RGBColor(0x4a, 0xa8, 0x6b);
     pub const INK: RGBColor = RGBColor(0x22, 0x2a, 0x35);
     pub const UNIFORM: RGBColor = RGBColor(0xa9, 0xb4, 0xc2);
+    /// The uniform design's marker (darker than the bars, to stand out on white).
+    pub const UNIFORM_MARK: RGBColor = RGBColor(0x6b, 0x76, 0x85);
+    /// The current design's marker.
+    pub const CURRENT: RGBColor = RGBColor(0xc0, 0x39, 0x2b);
+    /// Compute time in the time breakdown.
+    pub const COMPUTE: RGBColor = RGBColor(0xc9, 0xd1, 0xdb);
+    /// One colour per dimension (exposed communication), cycling past six.
+    pub const DIMS: [RGBColor; 6] = [
+        RGBColor(0x2f, 0x6f, 0xb3),
+        RGBColor(0xe0, 0x8a, 0x1e),
+        RGBColor(0x4a, 0xa8, 0x6b),
+        RGBColor(0x8e, 0x5a, 0xb5),
+        RGBColor(0xc0, 0x39, 0x2b),
+        RGBColor(0x1b, 0x9a, 0xaa),
+    ];
 }

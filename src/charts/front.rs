@@ -1,0 +1,261 @@
+//! The Pareto front: the least training time at each network cost, with the current design and the
+//! uniform allocation marked. Cost is on a log axis (the budgets are log-spaced over a wide range);
+//! time is on a log axis too when it spans more than a decade, else linear.
+
+use super::{palette, ChartStyle};
+use crate::format::duration_ns;
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One design on the chart: network cost ($) and training time (ns).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Design {
+    pub cost_usd: f64,
+    pub time_ns: f64,
+}
+
+/// What the front chart shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrontChart {
+    /// The front, by increasing cost.
+    pub front: Vec<Design>,
+    pub current: Option<Design>,
+    pub uniform: Option<Design>,
+    /// A point of the front to highlight (hovered).
+    pub highlight: Option<usize>,
+}
+
+/// Short dollars for axis labels: `$2.5M`, `$120k`.
+pub fn short_usd(v: f64) -> String {
+    let (scaled, suffix) = match v.abs() {
+        x if x >= 1e9 => (v / 1e9, "B"),
+        x if x >= 1e6 => (v / 1e6, "M"),
+        x if x >= 1e3 => (v / 1e3, "k"),
+        _ => (v, ""),
+    };
+    format!("${}{suffix}", trimmed(scaled, 3))
+}
+
+/// `v` with at most `digits` decimals and no trailing zeros: `2.500` -> `2.5`, `10.000` -> `10`.
+pub fn trimmed(v: f64, digits: usize) -> String {
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Draw the front on `area`; returns the pixel position of each front point (for hit testing).
+pub fn draw_front<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    data: &FrontChart,
+    style: &ChartStyle,
+) -> Result<Vec<(i32, i32)>, DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&WHITE)?;
+    let all = || {
+        data.front
+            .iter()
+            .chain(data.current.iter())
+            .chain(data.uniform.iter())
+    };
+    let (Some((x0, x1)), Some((y0, y1))) = (
+        bounds(all().map(|d| d.cost_usd)),
+        bounds(all().map(|d| d.time_ns / 1e6)),
+    ) else {
+        area.present()?;
+        return Ok(Vec::new());
+    };
+    let x = (x0 / 1.15..x1 * 1.15).log_scale();
+    if y1 / y0 > 10.0 {
+        plot(area, data, style, x, (y0 / 1.1..y1 * 1.1).log_scale())
+    } else {
+        let pad = ((y1 - y0) * 0.08).max(y1 * 0.01);
+        plot(area, data, style, x, (y0 - pad).max(0.0)..y1 + pad)
+    }
+}
+
+fn plot<DB, X, Y>(
+    area: &DrawingArea<DB, Shift>,
+    data: &FrontChart,
+    style: &ChartStyle,
+    x: X,
+    y: Y,
+) -> Result<Vec<(i32, i32)>, DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend,
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            "Pareto front: least training time at each network cost",
+            ("sans-serif", style.font(16.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(40.0))
+        .y_label_area_size(style.px(64.0))
+        .build_cartesian_2d(x, y)?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.1))
+        .x_desc("network cost ($, log scale)")
+        .y_desc("training time per iteration (ms)")
+        .label_style(("sans-serif", style.font(12.0)))
+        .axis_desc_style(("sans-serif", style.font(13.0)))
+        .x_label_formatter(&|v| short_usd(*v))
+        .y_label_formatter(&|v| trimmed(*v, 4))
+        .x_labels(6)
+        .y_labels(6)
+        .draw()?;
+    let pts: Vec<(f64, f64)> = data
+        .front
+        .iter()
+        .map(|d| (d.cost_usd, d.time_ns / 1e6))
+        .collect();
+    let r = style.px(3.0) as i32;
+    chart
+        .draw_series([PathElement::new(
+            pts.clone(),
+            palette::LINKS.stroke_width(style.px(2.0)),
+        )])?
+        .label("optimal designs (front)")
+        .legend(move |(x, y)| {
+            PathElement::new(vec![(x, y), (x + 4 * r, y)], palette::LINKS.stroke_width(2))
+        });
+    chart.draw_series(
+        pts.iter()
+            .map(|p| Circle::new(*p, r, palette::LINKS.filled())),
+    )?;
+    let big = style.px(7.0) as i32;
+    let marks: [(Option<Design>, &str, RGBColor); 2] = [
+        (data.uniform, "uniform split", palette::UNIFORM_MARK),
+        (data.current, "current design", palette::CURRENT),
+    ];
+    for (design, name, color) in marks {
+        if let Some(d) = design {
+            let p = (d.cost_usd, d.time_ns / 1e6);
+            let text = format!("{name}: {}", duration_ns(d.time_ns));
+            chart
+                .draw_series([EmptyElement::at(p)
+                    + Circle::new((0, 0), big, color.filled())
+                    + Circle::new((0, 0), big, WHITE.stroke_width(style.px(2.0)))
+                    + Text::new(
+                        text,
+                        (big + 4, -big - style.px(10.0) as i32),
+                        ("sans-serif", style.font(12.0)).into_font().color(&color),
+                    )])?
+                .label(name)
+                .legend(move |(x, y)| Circle::new((x + 2 * r, y), r + 2, color.filled()));
+        }
+    }
+    if let Some(p) = data.highlight.and_then(|i| pts.get(i)) {
+        chart.draw_series([Circle::new(
+            *p,
+            big,
+            palette::INK.stroke_width(style.px(2.0)),
+        )])?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", style.font(12.0)))
+        .background_style(WHITE.mix(0.85))
+        .border_style(palette::INK.mix(0.3))
+        .draw()?;
+    let pixels = pts.iter().map(|p| chart.backend_coord(p)).collect();
+    area.present()?;
+    Ok(pixels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data() -> FrontChart {
+        FrontChart {
+            front: (0..20)
+                .map(|i| {
+                    let c = 2e6 * 1.2f64.powi(i);
+                    Design {
+                        cost_usd: c,
+                        time_ns: 6e8 + 4e15 / c,
+                    }
+                })
+                .collect(),
+            current: Some(Design {
+                cost_usd: 9.5e6,
+                time_ns: 7.22e8,
+            }),
+            uniform: Some(Design {
+                cost_usd: 3.45e7,
+                time_ns: 7.75e8,
+            }),
+            highlight: Some(3),
+        }
+    }
+
+    #[test]
+    fn draws_the_front_and_both_marks_in_svg() {
+        let mut svg = String::new();
+        let pixels = {
+            let area = SVGBackend::with_string(&mut svg, (800, 400)).into_drawing_area();
+            draw_front(&area, &data(), &ChartStyle::default()).unwrap()
+        };
+        for text in [
+            "network cost",
+            "uniform split: 775.00 ms",
+            "current design",
+            "$10M",
+        ] {
+            assert!(svg.contains(text), "missing {text}");
+        }
+        // Points go right with cost and down with time, inside the canvas.
+        assert_eq!(pixels.len(), 20);
+        for w in pixels.windows(2) {
+            assert!(w[1].0 > w[0].0 && w[1].1 >= w[0].1 - 1);
+        }
+        assert!(pixels
+            .iter()
+            .all(|p| p.0 > 0 && p.0 < 800 && p.1 > 0 && p.1 < 400));
+    }
+
+    #[test]
+    fn an_empty_front_draws_a_blank_chart() {
+        let mut svg = String::new();
+        let area = SVGBackend::with_string(&mut svg, (400, 200)).into_drawing_area();
+        let empty = FrontChart {
+            front: vec![],
+            current: None,
+            uniform: None,
+            highlight: None,
+        };
+        assert!(draw_front(&area, &empty, &ChartStyle::default())
+            .unwrap()
+            .is_empty());
+    }
+
+    #[test]
+    fn short_dollars() {
+        assert_eq!(short_usd(2.5e6), "$2.5M");
+        assert_eq!(short_usd(1e7), "$10M");
+        assert_eq!(short_usd(120e3), "$120k");
+        assert_eq!(short_usd(1.25e9), "$1.25B");
+        assert_eq!(short_usd(40.0), "$40");
+    }
+}

@@ -1,0 +1,114 @@
+//! Training time per iteration, one stacked bar per design (uniform split, optimum): compute, then
+//! the exposed communication of each dimension.
+
+use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
+use crate::model::scenario::Evaluation;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One design's time, ns: compute and exposed communication per dimension.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeBar {
+    pub label: String,
+    pub compute_ns: f64,
+    pub comm_per_dim_ns: Vec<f64>,
+}
+
+impl TimeBar {
+    pub fn from_evaluation(label: impl Into<String>, ev: &Evaluation) -> TimeBar {
+        let exposed = ev.exposed_ns();
+        TimeBar {
+            label: label.into(),
+            compute_ns: ev.compute_ns,
+            comm_per_dim_ns: (0..ev.bw_gbps.len())
+                .map(|d| exposed.iter().map(|k| k[d]).sum())
+                .collect(),
+        }
+    }
+
+    fn parts(&self) -> impl Iterator<Item = f64> + '_ {
+        std::iter::once(self.compute_ns).chain(self.comm_per_dim_ns.iter().copied())
+    }
+}
+
+/// Draw the stacked time bars on `area` (times in ms).
+pub fn draw_time_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    bars: &[TimeBar],
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let ms = 1e-6;
+    let top = bars
+        .iter()
+        .map(|b| b.parts().sum::<f64>())
+        .fold(0.0, f64::max)
+        * ms
+        * 1.25;
+    let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+    let mut chart = dimension_frame(
+        area,
+        "Training time per iteration: compute and exposed communication",
+        "time (ms)",
+        &labels,
+        top,
+        style,
+    )?;
+    let dims = bars
+        .iter()
+        .map(|b| b.comm_per_dim_ns.len())
+        .max()
+        .unwrap_or(0);
+    let swatch = style.px(5.0) as i32;
+    for k in 0..=dims {
+        let (name, color) = match k {
+            0 => ("compute".to_string(), palette::COMPUTE),
+            _ => (
+                format!("dim {k} communication"),
+                palette::DIMS[(k - 1) % palette::DIMS.len()],
+            ),
+        };
+        let rects = bars.iter().enumerate().map(move |(i, b)| {
+            let parts: Vec<f64> = b.parts().collect();
+            let y0: f64 = parts.iter().take(k).sum::<f64>() * ms;
+            let y1 = y0 + parts.get(k).copied().unwrap_or(0.0) * ms;
+            let i = i as u32;
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), y0),
+                    (SegmentValue::Exact(i + 1), y1),
+                ],
+                color.filled(),
+            );
+            r.set_margin(0, 0, style.px(28.0), style.px(28.0));
+            r
+        });
+        chart.draw_series(rects)?.label(name).legend(move |(x, y)| {
+            let s = swatch;
+            Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
+        });
+    }
+    finish_with_legend(chart, SeriesLabelPosition::UpperRight, style)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn the_bars_add_up_to_the_time_and_draw() {
+        let sc = presets::default_scenario();
+        let ev = sc.evaluate(&[125.0; 4]).unwrap();
+        let bar = TimeBar::from_evaluation("uniform", &ev);
+        let total: f64 = bar.parts().sum();
+        assert!((total - ev.time_ns).abs() < 1e-6 * ev.time_ns);
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (640, 360)).into_drawing_area();
+            draw_time_bars(&area, &[bar.clone(), bar], &ChartStyle::default()).unwrap();
+        }
+        for text in ["compute", "dim 4 communication", "time (ms)", "uniform"] {
+            assert!(svg.contains(text), "missing {text}");
+        }
+    }
+}

@@ -11,6 +11,7 @@ pub mod optimize;
 pub mod permalink;
 pub mod presets;
 pub mod routing;
+pub mod session;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

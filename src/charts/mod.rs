@@ -4,11 +4,13 @@
 pub mod bw_bars;
 pub mod cost_bars;
 pub mod front;
+pub mod study_charts;
 pub mod time_bars;
 
 pub use bw_bars::{draw_bw_bars, BwBar};
 pub use cost_bars::{draw_cost_bars, CostBar};
 pub use front::{draw_front, Design, FrontChart};
+pub use study_charts::{chart_svg, front_csv, StudyChart};
 pub use time_bars::{draw_time_bars, TimeBar};
 
 /// Sizes and colours shared by the charts. `scale` multiplies every length in pixels: the device pixel

@@ -25,6 +25,8 @@ pub struct UniformDesign {
 /// The results of one scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Study {
+    /// "d1 Ring", "d2 FullyConnected", ...: how charts and tables name the dimensions.
+    pub dim_labels: Vec<String>,
     pub problem: Problem,
     pub optimum: Solution,
     /// The scenario evaluated at the optimum (time and cost breakdowns).
@@ -94,7 +96,15 @@ pub fn study(sc: &Scenario) -> Result<Study, StudyError> {
     let front = front_problem(sc, &problem)
         .map_err(|e| SolveError::Numerical(e.to_string()))
         .and_then(|fp| pareto(&fp, &front_budgets(&costs), &opts));
+    let dim_labels = sc
+        .network
+        .dims
+        .iter()
+        .enumerate()
+        .map(|(i, d)| format!("d{} {}", i + 1, d.topology))
+        .collect();
     Ok(Study {
+        dim_labels,
         problem,
         optimum,
         evaluation,

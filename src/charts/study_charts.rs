@@ -1,0 +1,209 @@
+//! The app's four charts of a [`Study`], named so that the page, the PNG/SVG export and the tests
+//! draw them with one function each, on any Plotters backend; and the front as CSV.
+
+use super::{
+    draw_bw_bars, draw_cost_bars, draw_front, draw_time_bars, BwBar, ChartStyle, CostBar, Design,
+    FrontChart, TimeBar,
+};
+use crate::optimize::study::Study;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, DrawingBackend};
+
+/// One chart of the results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StudyChart {
+    /// Cost against training time: the front, the current design, the uniform design.
+    Front,
+    /// Bandwidth per dimension: uniform and optimal.
+    Bandwidth,
+    /// Training time: compute and exposed communication per dimension, uniform and optimal.
+    TimeBreakdown,
+    /// Network cost of the optimum per dimension and component.
+    Cost,
+}
+
+impl StudyChart {
+    pub const ALL: [StudyChart; 4] = [
+        StudyChart::Front,
+        StudyChart::TimeBreakdown,
+        StudyChart::Bandwidth,
+        StudyChart::Cost,
+    ];
+
+    /// The canvas's `data-testid`.
+    pub fn testid(self) -> &'static str {
+        match self {
+            StudyChart::Front => "chart-pareto",
+            StudyChart::Bandwidth => "chart-bw",
+            StudyChart::TimeBreakdown => "chart-breakdown",
+            StudyChart::Cost => "chart-cost",
+        }
+    }
+
+    /// The exported file's name, without extension.
+    pub fn file_stem(self) -> &'static str {
+        match self {
+            StudyChart::Front => "pareto-front",
+            StudyChart::Bandwidth => "bandwidth",
+            StudyChart::TimeBreakdown => "time-breakdown",
+            StudyChart::Cost => "cost-breakdown",
+        }
+    }
+
+    /// What the chart shows, in words (for screen readers and the export menu).
+    pub fn description(self) -> &'static str {
+        match self {
+            StudyChart::Front => "Pareto front of network cost against training time, with the current design and the uniform split marked",
+            StudyChart::Bandwidth => "Bandwidth per NPU in each dimension, uniform split and optimum",
+            StudyChart::TimeBreakdown => "Training time per iteration, compute and exposed communication per dimension, uniform split and optimum",
+            StudyChart::Cost => "Network cost of the optimum per dimension, by links, switches and NICs",
+        }
+    }
+
+    /// Draw the chart of `study` on `area`; `highlight` marks one front point. Returns the pixel
+    /// positions of the front's points (empty for the other charts).
+    pub fn draw<DB: DrawingBackend>(
+        self,
+        area: &DrawingArea<DB, Shift>,
+        study: &Study,
+        highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        let err = |e: plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let labels = study.dim_labels.iter().cloned();
+        match self {
+            StudyChart::Front => {
+                draw_front(area, &front_chart(study, highlight), style).map_err(err)
+            }
+            StudyChart::Bandwidth => {
+                let bars: Vec<BwBar> = labels
+                    .enumerate()
+                    .map(|(d, label)| BwBar {
+                        label,
+                        uniform_gbps: study.uniform.as_ref().map_or(0.0, |u| u.bw_gbps[d]),
+                        optimal_gbps: Some(study.optimum.bw_gbps[d]),
+                    })
+                    .collect();
+                draw_bw_bars(area, &bars, style)
+                    .map(|_| Vec::new())
+                    .map_err(err)
+            }
+            StudyChart::TimeBreakdown => {
+                let mut bars = Vec::new();
+                if let Some(u) = &study.uniform {
+                    bars.push(TimeBar::from_evaluation("uniform split", &u.evaluation));
+                }
+                bars.push(TimeBar::from_evaluation("optimum", &study.evaluation));
+                draw_time_bars(area, &bars, style)
+                    .map(|_| Vec::new())
+                    .map_err(err)
+            }
+            StudyChart::Cost => {
+                let bars = CostBar::from_cost(&study.evaluation.cost, labels);
+                draw_cost_bars(area, &bars, style)
+                    .map(|_| Vec::new())
+                    .map_err(err)
+            }
+        }
+    }
+}
+
+/// The front chart's data of a study.
+pub fn front_chart(study: &Study, highlight: Option<usize>) -> FrontChart {
+    let design = |ev: &crate::model::scenario::Evaluation| Design {
+        cost_usd: ev.cost_usd,
+        time_ns: ev.time_ns,
+    };
+    FrontChart {
+        front: study
+            .front
+            .as_ref()
+            .map(|f| {
+                f.points
+                    .iter()
+                    .map(|p| Design {
+                        cost_usd: p.cost_usd,
+                        time_ns: p.time_ns,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        current: Some(design(&study.evaluation)),
+        uniform: study.uniform.as_ref().map(|u| design(&u.evaluation)),
+        highlight,
+    }
+}
+
+/// The front as CSV: budget, cost, time, certified gap, then the bandwidth of each dimension.
+pub fn front_csv(study: &Study) -> String {
+    let mut out = String::from("budget_usd,cost_usd,time_ns,gap");
+    for d in 1..=study.problem.dims {
+        out.push_str(&format!(",bw{d}_gbps"));
+    }
+    out.push('\n');
+    if let Ok(front) = &study.front {
+        for p in &front.points {
+            out.push_str(&format!(
+                "{},{},{},{}",
+                p.budget_usd, p.cost_usd, p.time_ns, p.gap
+            ));
+            for b in &p.bw_gbps {
+                out.push_str(&format!(",{b}"));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A chart as an SVG document of `width` x `height` pixels.
+pub fn chart_svg(
+    chart: StudyChart,
+    study: &Study,
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
+    use plotters::prelude::{IntoDrawingArea, SVGBackend};
+    let mut svg = String::new();
+    {
+        let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        chart.draw(&area, study, None, &ChartStyle::default())?;
+    }
+    Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::study::{study, FRONT_POINTS};
+    use crate::presets;
+
+    #[test]
+    fn every_chart_of_the_default_study_draws_as_svg() {
+        let s = study(&presets::default_scenario()).unwrap();
+        for chart in StudyChart::ALL {
+            let svg = chart_svg(chart, &s, 800, 400).unwrap();
+            assert!(svg.starts_with("<svg"), "{}", chart.testid());
+            assert!(svg.len() > 2_000, "{} is nearly empty", chart.testid());
+        }
+        let front = chart_svg(StudyChart::Front, &s, 800, 400).unwrap();
+        assert!(front.contains("current design: 722.41 ms"));
+        assert!(front.contains("uniform split: 775.05 ms"));
+    }
+
+    #[test]
+    fn the_front_csv_has_a_row_per_point() {
+        let s = study(&presets::default_scenario()).unwrap();
+        let csv = front_csv(&s);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(
+            lines[0],
+            "budget_usd,cost_usd,time_ns,gap,bw1_gbps,bw2_gbps,bw3_gbps,bw4_gbps"
+        );
+        assert_eq!(lines.len(), FRONT_POINTS + 1);
+        let first: Vec<f64> = lines[1].split(',').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(first.len(), 8);
+        // The design costs no more than its budget.
+        assert!(first[1] <= first[0] * (1.0 + 1e-9));
+    }
+}

@@ -1,0 +1,97 @@
+//! Where a visit starts, and what is saved: the rules of permalinks and the saved scenario, as plain
+//! Rust (the app only reads the URL and localStorage and follows these answers).
+//!
+//! - A link with a scenario shows that scenario, but the visitor's own saved scenario is not
+//!   overwritten until they edit (a banner says a shared scenario is shown, with a way back).
+//! - A bad link shows the defaults and says what was wrong; the link stays in the address bar, and
+//!   the saved scenario is kept, until the visitor edits.
+//! - A plain visit shows the saved scenario, or the defaults.
+
+use crate::model::scenario::Scenario;
+use crate::permalink::{decode, PermalinkError};
+use crate::presets;
+
+/// The localStorage key of the saved scenario (its permalink fragment).
+pub const SAVED_KEY: &str = "libra-studio.scenario";
+
+/// What a visit opens with.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Start {
+    /// The visitor's own scenario (saved, or the defaults): edits are saved.
+    Own(Scenario),
+    /// A scenario from a link. `own` is the visitor's saved scenario, if any, to go back to.
+    Shared {
+        scenario: Scenario,
+        own: Option<Scenario>,
+    },
+    /// A link that could not be read: the defaults are shown.
+    BadLink {
+        error: PermalinkError,
+        link: String,
+        own: Option<Scenario>,
+    },
+}
+
+impl Start {
+    /// The scenario to show first.
+    pub fn scenario(&self) -> Scenario {
+        match self {
+            Start::Own(sc) | Start::Shared { scenario: sc, .. } => sc.clone(),
+            Start::BadLink { .. } => presets::default_scenario(),
+        }
+    }
+}
+
+/// Decide from the URL fragment (with or without `#`) and the saved fragment, if any.
+pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
+    let own = saved.and_then(|s| decode(s).ok());
+    let fragment = fragment
+        .map(|f| f.trim().trim_start_matches('#'))
+        .filter(|f| !f.is_empty());
+    match fragment {
+        None => Start::Own(own.unwrap_or_else(presets::default_scenario)),
+        Some(f) => match decode(f) {
+            // Opening one's own link is not "someone else's".
+            Ok(sc) if own.as_ref() == Some(&sc) => Start::Own(sc),
+            Ok(scenario) => Start::Shared { scenario, own },
+            Err(error) => Start::BadLink {
+                error,
+                link: f.to_string(),
+                own,
+            },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permalink::encode;
+    use crate::presets::{LibraNetwork, LibraWorkload};
+
+    #[test]
+    fn plain_visits_shared_links_and_bad_links() {
+        let mine = presets::libra_scenario(LibraWorkload::Dlrm, LibraNetwork::D3);
+        let theirs = presets::libra_scenario(LibraWorkload::ResNet50, LibraNetwork::D4);
+        let saved = encode(&mine);
+        assert_eq!(start(None, None), Start::Own(presets::default_scenario()));
+        assert_eq!(start(Some(""), Some(&saved)), Start::Own(mine.clone()));
+        assert_eq!(
+            start(Some(&encode(&theirs)), Some(&saved)),
+            Start::Shared {
+                scenario: theirs.clone(),
+                own: Some(mine.clone())
+            }
+        );
+        assert_eq!(start(Some(&saved), Some(&saved)), Start::Own(mine.clone()));
+        let bad = &encode(&theirs)[..30];
+        let s = start(Some(bad), Some(&saved));
+        assert!(matches!(&s, Start::BadLink { link, own: Some(_), .. } if link == &bad[1..]));
+        assert_eq!(s.scenario(), presets::default_scenario());
+        // A corrupt saved scenario is as good as none.
+        assert_eq!(
+            start(None, Some("#v1=garbage")),
+            Start::Own(presets::default_scenario())
+        );
+    }
+}

@@ -173,7 +173,7 @@ where
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::LowerLeft)
         .label_font(("sans-serif", style.font(12.0)))
         .background_style(WHITE.mix(0.85))
         .border_style(palette::INK.mix(0.3))

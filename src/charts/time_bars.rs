@@ -43,7 +43,7 @@ pub fn draw_time_bars<DB: DrawingBackend>(
         .map(|b| b.parts().sum::<f64>())
         .fold(0.0, f64::max)
         * ms
-        * 1.25;
+        * 1.6;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
     let mut chart = dimension_frame(
         area,

@@ -158,6 +158,15 @@ impl Form {
         }
     }
 
+    /// The design of the front at `budget_usd`: the front sweeps the budget over the scenario's
+    /// bounds and linear constraints, so that design is the time optimum with this budget and no
+    /// total-bandwidth constraint.
+    pub fn load_front_point(&mut self, budget_usd: f64) {
+        self.total_kind = super::TotalKind::None;
+        self.budget = super::field::show(budget_usd);
+        self.objective = super::ObjectiveKind::Time;
+    }
+
     /// Which of LIBRA's workloads workload `i` is, if it is one unchanged.
     pub fn preset_of(&self, i: usize) -> Option<LibraWorkload> {
         let spec = &self.workloads.get(i)?.spec;
@@ -250,6 +259,18 @@ mod tests {
         f.remove_workload(0);
         f.remove_workload(0);
         assert_eq!(f.workloads.len(), 1);
+    }
+
+    #[test]
+    fn a_front_point_loads_as_the_time_optimum_at_its_budget() {
+        use crate::optimize::study::study;
+        let mut f = default_form();
+        let s = study(&f.to_scenario().unwrap()).unwrap();
+        let p = s.front.as_ref().unwrap().points[10].clone();
+        f.load_front_point(p.budget_usd);
+        let again = study(&f.to_scenario().unwrap()).unwrap();
+        let rel = (again.evaluation.time_ns - p.time_ns).abs() / p.time_ns;
+        assert!(rel < 2e-6, "{rel:e}");
     }
 
     #[test]

@@ -1,65 +1,157 @@
-//! A Plotters chart on a canvas sized in device pixels; redrawn whenever its data changes.
+//! One chart of the results on a canvas sized in device pixels, redrawn when the study changes,
+//! with PNG and SVG export; on the front, hovering a point shows its values and clicking loads it.
 
-use crate::charts::ChartStyle;
+use super::browser;
+use super::studio::Studio;
+use crate::charts::{chart_svg, ChartStyle, StudyChart};
+use crate::format::{duration_ns, usd};
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::coord::Shift;
-use plotters::prelude::{DrawingArea, IntoDrawingArea};
+use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 
-/// What a chart function draws with.
-pub type Area = DrawingArea<CanvasBackend, Shift>;
+/// How near (CSS pixels) the pointer must be to a front point to pick it.
+const PICK_PX: f64 = 14.0;
 
-/// A canvas that draws `data` with `draw`; while `data` is None it keeps its last drawing, dimmed.
+/// A chart of the current study.
 #[component]
-pub fn ChartCanvas<T>(
-    /// The chart's data, or None while the form is invalid.
-    data: Signal<Option<T>>,
-    /// Draws the data on the canvas; returns an error text on failure.
-    draw: fn(&Area, &T, &ChartStyle) -> Result<(), String>,
-    /// `data-testid` of the canvas.
-    testid: &'static str,
-    /// What the chart shows, for screen readers.
-    label: &'static str,
-) -> impl IntoView
-where
-    T: Clone + Send + Sync + 'static,
-{
+pub fn ChartCanvas(
+    /// The app state.
+    studio: Studio,
+    /// Which chart.
+    chart: StudyChart,
+) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
+    let hover = RwSignal::new(None::<usize>);
+    // Pixel positions of the front's points (device pixels), from the last drawing.
+    let points = StoredValue::new(Vec::<(i32, i32)>::new());
+    let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
+    let stale = move || studio.outcome.with(|o| o.stale);
     Effect::new(move |_| {
-        let Some(value) = data.get() else { return };
+        let large = studio.large_text.get();
+        let highlight = hover.get();
+        let Some(s) = study.get() else { return };
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let scale = window().device_pixel_ratio().max(1.0);
+        let dpr = window().device_pixel_ratio().max(1.0);
         let (css_w, css_h) = (
             canvas.client_width().max(200),
             canvas.client_height().max(150),
         );
-        canvas.set_width((f64::from(css_w) * scale).round() as u32);
-        canvas.set_height((f64::from(css_h) * scale).round() as u32);
+        canvas.set_width((f64::from(css_w) * dpr).round() as u32);
+        canvas.set_height((f64::from(css_h) * dpr).round() as u32);
+        let style = ChartStyle {
+            scale: dpr * if large { 1.5 } else { 1.0 },
+        };
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let area = backend.into_drawing_area();
-            if let Err(e) = draw(&area, &value, &ChartStyle { scale }) {
-                leptos::logging::error!("{testid}: {e}");
+            match chart.draw(&backend.into_drawing_area(), &s, highlight, &style) {
+                Ok(p) => points.set_value(p),
+                Err(e) => leptos::logging::error!("{}: {e}", chart.testid()),
             }
         }
+        if let Some(t0) = studio.edited_at.get_value() {
+            studio.edited_at.set_value(None);
+            studio.redraw_ms.set(Some(browser::now_ms() - t0));
+        }
     });
-    view! {
-        <canvas
-            node_ref=canvas_ref
-            class="chart"
-            class:stale=move || data.with(Option::is_none)
-            data-testid=testid
-            role="img"
-            aria-label=label
-            title=move || {
-                if data.with(Option::is_none) {
-                    "Showing the last valid input: fix the form to update"
-                } else {
-                    ""
-                }
+    let nearest = move |ev: &web_sys::MouseEvent| -> Option<usize> {
+        let canvas = canvas_ref.get_untracked()?;
+        let rect = canvas.get_bounding_client_rect();
+        let dpr = window().device_pixel_ratio().max(1.0);
+        let (x, y) = (
+            (f64::from(ev.client_x()) - rect.left()) * dpr,
+            (f64::from(ev.client_y()) - rect.top()) * dpr,
+        );
+        points.with_value(|pts| {
+            pts.iter()
+                .enumerate()
+                .map(|(i, p)| (i, (f64::from(p.0) - x).hypot(f64::from(p.1) - y)))
+                .filter(|(_, d)| *d <= PICK_PX * dpr)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        })
+    };
+    let tooltip = move || {
+        let i = hover.get()?;
+        let s = study.get()?;
+        let p = s.front.as_ref().ok()?.points.get(i)?.clone();
+        let bw: Vec<String> = p.bw_gbps.iter().map(|b| format!("{b:.1}")).collect();
+        Some(view! {
+            <div class="tooltip" data-testid="pareto-tooltip">
+                <strong>{format!("budget {}", usd(p.budget_usd))}</strong>
+                <span>{format!("time {} · cost {}", duration_ns(p.time_ns), usd(p.cost_usd))}</span>
+                <span>{format!("B = {} GB/s", bw.join(" / "))}</span>
+                <span class="muted">"click to load this design"</span>
+            </div>
+        })
+    };
+    let export_png = move |_| {
+        if let Some(c) = canvas_ref.get_untracked() {
+            if let Err(e) = browser::download_png(&c, &format!("{}.png", chart.file_stem())) {
+                studio.banner.set(Some(super::studio::Banner::Error(format!("PNG export failed: {e}"))));
             }
-        ></canvas>
+        }
+    };
+    let export_svg = move |_| {
+        let Some(s) = study.get_untracked() else { return };
+        let (w, h) = canvas_ref
+            .get_untracked()
+            .map_or((900, 420), |c| (c.client_width().max(200) as u32, c.client_height().max(150) as u32));
+        let result = chart_svg(chart, &s, w, h).and_then(|svg| {
+            browser::download(&svg, &format!("{}.svg", chart.file_stem()), "image/svg+xml")
+        });
+        if let Err(e) = result {
+            studio.banner.set(Some(super::studio::Banner::Error(format!("SVG export failed: {e}"))));
+        }
+    };
+    let is_front = chart == StudyChart::Front;
+    view! {
+        <figure class="chart-box" class:front=is_front>
+            <canvas
+                node_ref=canvas_ref
+                class="chart"
+                class:stale=stale
+                class:pickable=move || is_front && hover.get().is_some()
+                data-testid=chart.testid()
+                role="img"
+                aria-label=chart.description()
+                on:mousemove=move |ev| {
+                    if is_front {
+                        let n = nearest(&ev);
+                        if hover.get_untracked() != n {
+                            hover.set(n);
+                        }
+                    }
+                }
+                on:mouseleave=move |_| {
+                    if hover.get_untracked().is_some() {
+                        hover.set(None);
+                    }
+                }
+                on:click=move |ev| {
+                    if !is_front {
+                        return;
+                    }
+                    let picked = nearest(&ev).and_then(|i| {
+                        study.get_untracked()?.front.as_ref().ok()?.points.get(i).map(|p| p.budget_usd)
+                    });
+                    if let Some(budget) = picked {
+                        hover.set(None);
+                        studio.restructure(|f| f.load_front_point(budget));
+                    }
+                }
+            ></canvas>
+            {move || is_front.then(tooltip)}
+            <figcaption class="chart-tools">
+                <span class="muted">{chart.description()}</span>
+                <button type="button" data-testid=format!("{}-png", chart.testid()) on:click=export_png>
+                    "PNG"
+                </button>
+                <button type="button" data-testid=format!("{}-svg", chart.testid()) on:click=export_svg>
+                    "SVG"
+                </button>
+            </figcaption>
+        </figure>
     }
 }

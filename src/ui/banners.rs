@@ -1,0 +1,64 @@
+//! Messages across the top of the page: a link that could not be read (the link stays visible), a
+//! shared scenario on view (with a way back to one's own), or an action that failed.
+
+use super::studio::{Banner, Studio};
+use leptos::prelude::*;
+
+/// The banner, if any.
+#[component]
+pub fn Banners(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    let dismiss = move |_| studio.banner.set(None);
+    move || {
+        studio.banner.get().map(|b| match b {
+            Banner::BadLink { message, link } => view! {
+                <div class="banner error" role="alert" data-testid="error-banner">
+                    <p>
+                        <strong>"This link could not be opened: "</strong>
+                        {message}
+                        " The default scenario is shown instead; your saved scenario is untouched."
+                    </p>
+                    <label class="bad-link">
+                        "The link as received (nothing is lost: copy it from here):"
+                        <input type="text" readonly=true data-testid="bad-link" prop:value=link />
+                    </label>
+                    <button type="button" on:click=dismiss>"Dismiss"</button>
+                </div>
+            }
+            .into_any(),
+            Banner::Shared { own } => {
+                let back = own.map(|sc| {
+                    view! {
+                        <button
+                            type="button"
+                            data-testid="back-to-own"
+                            on:click=move |_| studio.load(&sc)
+                        >
+                            "Back to my own scenario"
+                        </button>
+                    }
+                });
+                view! {
+                    <div class="banner info" role="status" data-testid="shared-banner">
+                        <p>
+                            "You are viewing a shared scenario. Your own saved scenario is kept until "
+                            "you edit this one."
+                        </p>
+                        {back}
+                        <button type="button" on:click=dismiss>"Dismiss"</button>
+                    </div>
+                }
+                .into_any()
+            }
+            Banner::Error(message) => view! {
+                <div class="banner error" role="alert" data-testid="error-banner">
+                    <p>{message}</p>
+                    <button type="button" on:click=dismiss>"Dismiss"</button>
+                </div>
+            }
+            .into_any(),
+        })
+    }
+}

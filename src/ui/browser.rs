@@ -1,0 +1,106 @@
+//! The few browser services the app uses: the clock, the URL fragment, localStorage, the clipboard,
+//! downloads and file reading. Each failure is returned as text for the page to show; none panics.
+
+use leptos::prelude::window;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+fn text(e: JsValue) -> String {
+    e.as_string()
+        .or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "unknown browser error".into())
+}
+
+/// Milliseconds since the page loaded (high resolution).
+pub fn now_ms() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// The URL fragment without its `#` (empty when there is none).
+pub fn fragment() -> String {
+    leptos::prelude::location_hash().unwrap_or_default()
+}
+
+/// Replace the URL's fragment without adding a history entry.
+pub fn replace_fragment(fragment: &str) {
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(fragment));
+    }
+}
+
+/// The page's URL with `fragment`.
+pub fn url_with(fragment: &str) -> String {
+    let loc = window().location();
+    let base = format!(
+        "{}{}{}",
+        loc.origin().unwrap_or_default(),
+        loc.pathname().unwrap_or_default(),
+        loc.search().unwrap_or_default()
+    );
+    format!("{base}{fragment}")
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+pub fn load(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok().flatten()
+}
+
+/// Save `value`; false when the browser refuses (private mode, quota).
+pub fn save(key: &str, value: &str) -> bool {
+    storage().is_some_and(|s| s.set_item(key, value).is_ok())
+}
+
+/// Put `text` on the clipboard.
+pub async fn copy(text: &str) -> Result<(), String> {
+    let clipboard = window().navigator().clipboard();
+    JsFuture::from(clipboard.write_text(text))
+        .await
+        .map(|_| ())
+        .map_err(self::text)
+}
+
+/// Offer `url` (a data: or blob: URL) for download as `name`.
+fn download_url(url: &str, name: &str) -> Result<(), String> {
+    let document = window().document().ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document
+        .create_element("a")
+        .map_err(text)?
+        .dyn_into()
+        .map_err(|_| "not an anchor".to_string())?;
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+    Ok(())
+}
+
+/// Offer `content` for download as `name` with the MIME type `mime`.
+pub fn download(content: &str, name: &str, mime: &str) -> Result<(), String> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(content));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(text)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(text)?;
+    let result = download_url(&url, name);
+    // The click has started the download; the URL is no longer needed.
+    let _ = web_sys::Url::revoke_object_url(&url);
+    result
+}
+
+/// Offer a canvas's pixels as a PNG file.
+pub fn download_png(canvas: &web_sys::HtmlCanvasElement, name: &str) -> Result<(), String> {
+    let url = canvas.to_data_url_with_type("image/png").map_err(text)?;
+    download_url(&url, name)
+}
+
+/// The text of the first file picked in `input`, with its name.
+pub async fn read_picked(input: &web_sys::HtmlInputElement) -> Result<(String, String), String> {
+    let file = input
+        .files()
+        .and_then(|f| f.get(0))
+        .ok_or("no file was picked")?;
+    let content = JsFuture::from(file.text()).await.map_err(text)?;
+    Ok((file.name(), content.as_string().unwrap_or_default()))
+}

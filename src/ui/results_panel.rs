@@ -1,0 +1,214 @@
+//! The results of the current scenario: training time and its breakdown, network cost and its
+//! breakdown, the optimal bandwidth of every dimension next to the uniform split, the speedup and
+//! the certified optimality gap. Numbers carry their raw value in `data-value`.
+
+use super::studio::{Outcome, Studio};
+use crate::format::{duration_ns, usd};
+use crate::model::scenario::Objective;
+use crate::optimize::study::Study;
+use leptos::prelude::*;
+
+fn metric(
+    title: &'static str,
+    testid: &'static str,
+    value: f64,
+    shown: String,
+    hint: String,
+) -> impl IntoView {
+    view! {
+        <div class="metric">
+            <dt>{title}</dt>
+            <dd data-testid=testid data-value=value.to_string()>{shown}</dd>
+            <dd class="hint">{hint}</dd>
+        </div>
+    }
+}
+
+fn gap_text(gap: f64) -> String {
+    if gap < 1e-15 {
+        "0".to_string()
+    } else {
+        format!("{gap:.1e}")
+    }
+}
+
+fn metrics(s: &Study) -> impl IntoView {
+    let ev = &s.evaluation;
+    let comm = ev.time_ns - ev.compute_ns;
+    let cost = &ev.cost;
+    let links: f64 = cost.dims.iter().map(|d| d.links_usd).sum();
+    let switches: f64 = cost.dims.iter().map(|d| d.switches_usd).sum();
+    let nics: f64 = cost.dims.iter().map(|d| d.nics_usd).sum();
+    let speedup = s.speedup();
+    let uniform_hint = s.uniform.as_ref().map_or_else(
+        || "no uniform split satisfies the constraints".to_string(),
+        |u| {
+            format!(
+                "uniform split: {} at {}",
+                duration_ns(u.evaluation.time_ns),
+                usd(u.evaluation.cost_usd)
+            )
+        },
+    );
+    let objective = match s.problem.objective {
+        Objective::Time => "minimizing training time".to_string(),
+        Objective::TimeXCost => format!(
+            "minimizing time × cost: {:.6} (ns·$/1e10, as LIBRA)",
+            ev.time_x_cost()
+        ),
+        Objective::Cost { time_target_ns } => {
+            format!("minimizing cost for time ≤ {}", duration_ns(time_target_ns))
+        }
+    };
+    view! {
+        <dl class="metrics">
+            {metric(
+                "Training time per iteration",
+                "result-time-ns",
+                ev.time_ns,
+                duration_ns(ev.time_ns),
+                format!("compute {} + exposed communication {}", duration_ns(ev.compute_ns), duration_ns(comm)),
+            )}
+            {metric(
+                "Network cost",
+                "result-cost-usd",
+                ev.cost_usd,
+                usd(ev.cost_usd),
+                format!("links {} · switches {} · NICs {}", usd(links), usd(switches), usd(nics)),
+            )}
+            {metric(
+                "Speedup over uniform",
+                "result-speedup",
+                speedup.unwrap_or(f64::NAN),
+                speedup.map_or("—".to_string(), |x| format!("{x:.4}×")),
+                uniform_hint,
+            )}
+            {metric(
+                "Certified optimality gap",
+                "result-gap",
+                s.optimum.gap,
+                gap_text(s.optimum.gap),
+                format!(
+                    "proven: no design is better by more than this fraction; {objective}; {} Newton steps",
+                    s.optimum.iterations
+                ),
+            )}
+        </dl>
+    }
+}
+
+fn per_dim_table(s: &Study) -> impl IntoView {
+    let exposed = s.evaluation.exposed_ns();
+    let rows = s
+        .dim_labels
+        .iter()
+        .enumerate()
+        .map(|(d, label)| {
+            let n = d + 1;
+            let bw = s.optimum.bw_gbps[d];
+            let uniform = s.uniform.as_ref().map(|u| u.bw_gbps[d]);
+            let comm: f64 = exposed.iter().map(|k| k[d]).sum();
+            let c = &s.evaluation.cost.dims[d];
+            let idle = s.optimum.idle_dims.contains(&d);
+            view! {
+                <tr>
+                    <th scope="row">{label.clone()}</th>
+                    <td class="num" data-testid=format!("result-bw-{n}") data-value=bw.to_string()>
+                        {format!("{bw:.2}")}
+                        {idle.then(|| view! { <span class="tag" title="No traffic: the least bandwidth its constraints allow">"idle"</span> })}
+                    </td>
+                    <td class="num muted">{uniform.map_or("—".to_string(), |u| format!("{u:.2}"))}</td>
+                    <td class="num">{duration_ns(comm)}</td>
+                    <td class="num">{usd(c.total_usd())}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <table class="grid results-table">
+                <thead>
+                    <tr>
+                        <th>"dimension"</th>
+                        <th class="num">"optimal GB/s"</th>
+                        <th class="num">"uniform GB/s"</th>
+                        <th class="num" title="Communication time not hidden behind compute, at the optimum">
+                            "exposed comm."
+                        </th>
+                        <th class="num">"cost"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn patterns_table(s: &Study) -> impl IntoView {
+    let rows = s
+        .problem
+        .patterns
+        .iter()
+        .zip(&s.optimum.bounding_dim)
+        .map(|(p, d)| {
+            let bound = d.map_or("—".to_string(), |d| s.dim_labels[d].clone());
+            let time = p.time(&s.optimum.bw_gbps).0 * p.weight;
+            view! {
+                <tr>
+                    <td>{p.label.clone()}</td>
+                    <td>{bound}</td>
+                    <td class="num">{duration_ns(time)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <details class="patterns">
+            <summary>"Which dimension bounds each collective pattern"</summary>
+            <table class="grid">
+                <thead>
+                    <tr>
+                        <th>"pattern (phases with the same per-dimension traffic)"</th>
+                        <th>"bounded by"</th>
+                        <th class="num">"time at the optimum"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </details>
+    }
+}
+
+/// The results panel.
+#[component]
+pub fn ResultsPanel(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    view! {
+        <section class="panel results" aria-labelledby="results-title" aria-live="polite">
+            <h2 id="results-title">"Results"</h2>
+            {move || {
+                let o: Outcome = studio.outcome.get();
+                let problem = o.problem.clone().map(|p| {
+                    view! {
+                        <p class="error" role="alert" data-testid="input-error">
+                            {p}
+                            {o.stale.then_some(" The results below are those of the last valid input.")}
+                        </p>
+                    }
+                });
+                let body = o.study.as_ref().map(|s| {
+                    view! {
+                        <div class:stale=o.stale data-testid="results-body">
+                            {metrics(s)}
+                            {per_dim_table(s)}
+                            {patterns_table(s)}
+                        </div>
+                    }
+                });
+                view! { {problem} {body} }
+            }}
+        </section>
+    }
+}

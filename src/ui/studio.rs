@@ -1,0 +1,166 @@
+//! The app's state: the form, what it reads as, the results shown, and the session (shared link,
+//! saved scenario). One `Copy` handle of signals, provided as context to every panel.
+
+use super::browser;
+use crate::form::{Field, FieldError, Form};
+use crate::model::scenario::Scenario;
+use crate::optimize::study::{study, Study};
+use crate::permalink;
+use crate::session::{self, Start};
+use leptos::prelude::*;
+use std::sync::Arc;
+
+/// The results on screen: the last study that could be computed, and whether it is the study of the
+/// form as it is now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The last good study (None before any).
+    pub study: Option<Arc<Study>>,
+    /// True when `study` is not the form's current state (the form has an error).
+    pub stale: bool,
+    /// Why the form's current state has no results: field errors, or the optimizer's reason.
+    pub problem: Option<String>,
+    /// How long the last study took, ms.
+    pub solve_ms: Option<f64>,
+}
+
+/// A message across the top of the page.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Banner {
+    /// A link that could not be read; `link` is what it held, shown so that nothing is lost.
+    BadLink { message: String, link: String },
+    /// Someone else's scenario is shown; `own` is the visitor's saved one to go back to.
+    Shared { own: Option<Scenario> },
+    /// Something the page could not do (an import, an export, the clipboard).
+    Error(String),
+}
+
+/// The app's state.
+#[derive(Clone, Copy)]
+pub struct Studio {
+    pub form: RwSignal<Form>,
+    /// Bumped whenever the form is replaced or restructured, so that its inputs are drawn anew.
+    pub layout: RwSignal<u32>,
+    pub parsed: Memo<Result<Scenario, Vec<FieldError>>>,
+    pub outcome: Memo<Outcome>,
+    pub banner: RwSignal<Option<Banner>>,
+    /// True until the visitor edits a shared (or badly linked) scenario: nothing is saved meanwhile.
+    pub viewing_shared: RwSignal<bool>,
+    pub large_text: RwSignal<bool>,
+    /// When the last edit happened (ms, `browser::now_ms`), until the charts have redrawn.
+    pub edited_at: StoredValue<Option<f64>>,
+    pub redraw_ms: RwSignal<Option<f64>>,
+}
+
+impl Studio {
+    /// The state at page load, from the URL fragment and the saved scenario.
+    pub fn new() -> Studio {
+        let start = session::start(
+            Some(&browser::fragment()),
+            browser::load(session::SAVED_KEY).as_deref(),
+        );
+        let form = RwSignal::new(Form::from_scenario(&start.scenario()));
+        let parsed = Memo::new(move |_| form.with(Form::to_scenario));
+        let outcome = Memo::new(move |prev: Option<&Outcome>| {
+            let last = prev.and_then(|p| p.study.clone());
+            let keep = |problem: String| Outcome {
+                stale: last.is_some(),
+                study: last.clone(),
+                problem: Some(problem),
+                solve_ms: prev.and_then(|p| p.solve_ms),
+            };
+            match parsed.get() {
+                Err(errors) => keep(summary(&errors)),
+                Ok(sc) => {
+                    let t0 = browser::now_ms();
+                    let result = study(&sc);
+                    let ms = browser::now_ms() - t0;
+                    match result {
+                        Ok(s) => Outcome {
+                            study: Some(Arc::new(s)),
+                            stale: false,
+                            problem: None,
+                            solve_ms: Some(ms),
+                        },
+                        Err(e) => keep(e.to_string()),
+                    }
+                }
+            }
+        });
+        let (banner, shared) = match start {
+            Start::Own(_) => (None, false),
+            Start::Shared { own, .. } => (Some(Banner::Shared { own }), true),
+            Start::BadLink { error, link, .. } => (
+                Some(Banner::BadLink {
+                    message: error.to_string(),
+                    link,
+                }),
+                true,
+            ),
+        };
+        Studio {
+            form,
+            layout: RwSignal::new(0),
+            parsed,
+            outcome,
+            banner: RwSignal::new(banner),
+            viewing_shared: RwSignal::new(shared),
+            large_text: RwSignal::new(false),
+            edited_at: StoredValue::new(None),
+            redraw_ms: RwSignal::new(None),
+        }
+    }
+
+    /// A change typed by the visitor (no re-render of the inputs).
+    pub fn edit(&self, f: impl FnOnce(&mut Form)) {
+        self.edited_at.set_value(Some(browser::now_ms()));
+        self.viewing_shared.set(false);
+        if matches!(self.banner.get_untracked(), Some(Banner::Shared { .. } | Banner::BadLink { .. })) {
+            self.banner.set(None);
+        }
+        self.form.update(f);
+    }
+
+    /// A change to the form's structure (rows added, removed, moved; presets picked): the inputs
+    /// are drawn anew.
+    pub fn restructure(&self, f: impl FnOnce(&mut Form)) {
+        self.edit(f);
+        self.layout.update(|v| *v += 1);
+    }
+
+    /// Show `sc` in the form (a reset, an import, a front point, going back to one's own).
+    pub fn load(&self, sc: &Scenario) {
+        self.restructure(|f| *f = Form::from_scenario(sc));
+    }
+
+    /// The error of `field`, if the form has one.
+    pub fn error_of(&self, field: Field) -> Option<String> {
+        self.parsed.with(|p| match p {
+            Err(errors) => errors
+                .iter()
+                .find(|e| e.field == field)
+                .map(|e| e.message.clone()),
+            Ok(_) => None,
+        })
+    }
+
+    /// The current scenario's permalink fragment, when the form is valid.
+    pub fn fragment(&self) -> Option<String> {
+        self.parsed
+            .with_untracked(|p| p.as_ref().ok().map(permalink::encode))
+    }
+}
+
+/// One line for the results panel about the form's errors.
+fn summary(errors: &[FieldError]) -> String {
+    match errors {
+        [] => String::new(),
+        [one] => format!("Fix the {}: {}", one.field.label(), one.message),
+        [first, rest @ ..] => format!(
+            "Fix the {}: {} (and {} more marked in the form)",
+            first.field.label(),
+            first.message,
+            rest.len()
+        ),
+    }
+}

@@ -1,0 +1,113 @@
+//! The toolbar: copy the permalink, reset to the defaults, large text for projectors, and the
+//! scenario as JSON (export and import) and the front as CSV.
+
+use super::browser;
+use super::studio::{Banner, Studio};
+use crate::charts::front_csv;
+use crate::model::scenario::Scenario;
+use crate::presets;
+use leptos::html::Input;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use std::time::Duration;
+
+/// The toolbar.
+#[component]
+pub fn Toolbar(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    let copied = RwSignal::new(None::<String>);
+    let copy_link = move |_| {
+        let Some(fragment) = studio.fragment() else {
+            copied.set(Some("Fix the form first: the link holds a valid scenario".into()));
+            return;
+        };
+        let url = browser::url_with(&fragment);
+        spawn_local(async move {
+            let message = match browser::copy(&url).await {
+                Ok(()) => "Link copied ✓".to_string(),
+                Err(_) => "Copy refused by the browser: the address bar holds the link".to_string(),
+            };
+            copied.set(Some(message));
+            set_timeout(move || copied.set(None), Duration::from_millis(2500));
+        });
+    };
+    let export_json = move |_| {
+        let Ok(sc) = studio.parsed.get_untracked() else {
+            studio.banner.set(Some(Banner::Error(
+                "The form has errors: fix them to export the scenario".into(),
+            )));
+            return;
+        };
+        if let Err(e) = browser::download(&sc.to_json(), "scenario.json", "application/json") {
+            studio.banner.set(Some(Banner::Error(format!("Export failed: {e}"))));
+        }
+    };
+    let export_csv = move |_| {
+        let Some(s) = studio.outcome.with_untracked(|o| o.study.clone()) else { return };
+        if let Err(e) = browser::download(&front_csv(&s), "pareto-front.csv", "text/csv") {
+            studio.banner.set(Some(Banner::Error(format!("Export failed: {e}"))));
+        }
+    };
+    let picker = NodeRef::<Input>::new();
+    let import_json = move |_| {
+        let Some(input) = picker.get_untracked() else { return };
+        spawn_local(async move {
+            match browser::read_picked(&input).await {
+                Ok((name, text)) => match Scenario::from_json(&text) {
+                    Ok(sc) => {
+                        studio.load(&sc);
+                        studio.banner.set(None);
+                    }
+                    Err(e) => studio.banner.set(Some(Banner::Error(format!(
+                        "{name} is not a libra-studio scenario: {e}"
+                    )))),
+                },
+                Err(e) => studio.banner.set(Some(Banner::Error(format!("Import failed: {e}")))),
+            }
+            input.set_value("");
+        });
+    };
+    view! {
+        <nav class="toolbar" aria-label="Scenario">
+            <button type="button" class="primary" data-testid="copy-link" on:click=copy_link>
+                "Copy link"
+            </button>
+            <span class="confirm" role="status" data-testid="copy-status">{move || copied.get()}</span>
+            <button
+                type="button"
+                data-testid="reset"
+                title="Back to LIBRA's GPT-3 on the 4D network"
+                on:click=move |_| studio.load(&presets::default_scenario())
+            >
+                "Reset"
+            </button>
+            <button type="button" data-testid="export-json" on:click=export_json>
+                "Export JSON"
+            </button>
+            <label class="button" title="Open a scenario exported as JSON">
+                "Import JSON"
+                <input
+                    type="file"
+                    accept=".json,application/json"
+                    class="sr-only"
+                    data-testid="import-json"
+                    node_ref=picker
+                    on:change=import_json
+                />
+            </label>
+            <button type="button" data-testid="export-csv" on:click=export_csv>
+                "Front CSV"
+            </button>
+            <label class="switch-label">
+                <input
+                    type="checkbox"
+                    data-testid="large-text"
+                    on:change=move |ev| studio.large_text.set(event_target_checked(&ev))
+                />
+                " Large text"
+            </label>
+        </nav>
+    }
+}

@@ -388,3 +388,77 @@ fn the_certificate_bounds_the_distance_to_the_optimum() {
     }
     assert!(checked >= 30);
 }
+
+#[test]
+fn min_cost_for_a_time_target_inverts_min_time_for_a_budget() {
+    // On the budget-only instances, the least cost that reaches the fastest time a budget buys is
+    // that budget (the front is strictly decreasing), whether the budget row stays in the problem
+    // (it then binds at the fastest design: the start must still be strictly inside) or not (the
+    // time then has no minimum, yet the target is reachable).
+    let mut rng = Rng(11);
+    let mut checked = 0;
+    for case in 0..200 {
+        let mut sc = random_scenario(&mut rng);
+        let Some(budget) = sc.constraints.budget_usd else {
+            continue;
+        };
+        sc.constraints.max_gbps.clear();
+        sc.constraints.linear.clear();
+        let Ok(problem) = compile(&sc) else { continue };
+        let fast = solve(&problem, &SolveOptions::default()).unwrap();
+        let cost_for = |target: f64, budget_row: bool| {
+            let mut c = sc.clone();
+            if !budget_row {
+                c.constraints.budget_usd = None;
+            }
+            c.objective = libra_studio::model::Objective::Cost {
+                time_target_ns: target,
+            };
+            let s = solve(&compile(&c).unwrap(), &SolveOptions::default())
+                .unwrap_or_else(|e| panic!("case {case} (budget row: {budget_row}): {e}"));
+            assert!(
+                s.time_ns <= target * (1.0 + 1e-9),
+                "case {case}: target missed"
+            );
+            assert!(
+                s.gap <= 1e-6,
+                "case {case} (budget row: {budget_row}): gap {}",
+                s.gap
+            );
+            s
+        };
+        // Without the budget row (the time has no minimum), the fastest time the budget buys costs
+        // the budget.
+        let s = cost_for(fast.time_ns, false);
+        let rel = s.cost_usd / budget - 1.0;
+        assert!(
+            rel.abs() <= 1e-6,
+            "case {case}: cost {} for budget {budget}",
+            s.cost_usd
+        );
+        // With it (it binds at the fastest design), a slower target costs some budget C' below,
+        // and C' buys exactly that time.
+        let target = fast.time_ns * 1.001;
+        let s = cost_for(target, true);
+        assert!(s.cost_usd < budget);
+        let mut again = sc.clone();
+        again.constraints.budget_usd = Some(s.cost_usd);
+        let t = solve(&compile(&again).unwrap(), &SolveOptions::default()).unwrap();
+        assert!(
+            (t.time_ns / target - 1.0).abs() <= 1e-6,
+            "case {case}: {} vs {target}",
+            t.time_ns
+        );
+        // Below the compute floor no design reaches the target.
+        let mut c = sc.clone();
+        c.constraints.budget_usd = None;
+        c.objective = libra_studio::model::Objective::Cost {
+            time_target_ns: problem.compute_ns * 0.999,
+        };
+        if problem.compute_ns > 0.0 {
+            assert!(solve(&compile(&c).unwrap(), &SolveOptions::default()).is_err());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} instances");
+}

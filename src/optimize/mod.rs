@@ -7,6 +7,7 @@ pub mod dense;
 pub mod feasible;
 pub mod linear;
 pub mod lp;
+pub mod min_cost;
 mod polish;
 pub mod problem;
 pub mod shapes;

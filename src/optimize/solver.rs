@@ -492,57 +492,14 @@ fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {
         })
 }
 
-/// Minimize the network cost subject to `T(B) <= target_ns`.
-pub fn min_cost(
-    problem: &Problem,
-    feasible: &Feasible,
-    target_ns: f64,
-    opts: &SolveOptions,
-) -> Result<Solution, SolveError> {
-    let fast = min_time(problem, feasible, None, opts)?;
-    if fast.time_ns >= target_ns {
-        return Err(SolveError::TargetUnreachable {
-            target_ns,
-            fastest_ns: fast.lower_bound,
-        });
-    }
-    let dims = problem.dims;
-    let mut ep = epigraph(problem, feasible);
-    let b0 = fast.bw_gbps.clone();
-    let cost0 = problem.cost(&b0).max(1e-30);
-    for d in 0..dims {
-        ep.c[d] = problem.cost_per_gbps[d] / cost0;
-    }
-    // sum_p w_p t_p <= target - compute.
-    let budget = target_ns - problem.compute_ns;
-    let mut row = vec![0.0; dims];
-    row.extend(problem.patterns.iter().map(|p| p.weight));
-    ep.g.push((row, budget));
-    let h: Vec<f64> = problem.patterns.iter().map(|p| p.time(&b0).0).collect();
-    let used: f64 = problem
-        .patterns
-        .iter()
-        .zip(&h)
-        .map(|(p, h)| p.weight * h)
-        .sum();
-    let wsum: f64 = problem.patterns.iter().map(|p| p.weight).sum();
-    let delta = (budget - used) / (2.0 * wsum);
-    let mut z0 = b0;
-    z0.extend(h.iter().map(|h| h + delta));
-    let truth = |z: &[f64]| problem.cost(&z[..dims]) / cost0;
-    let r = run(&ep, z0, 0.0, &|d| feasible.upper(d), opts, &truth)?;
-    let bw = r.z[..dims].to_vec();
-    let mut sol = solution(problem, bw, true, r.low * cost0, r.steps + fast.iterations);
-    sol.sensitivity = sensitivities(feasible, &r.mult, cost0);
-    Ok(sol)
-}
-
 /// Solve `problem` for its own objective.
 pub fn solve(problem: &Problem, opts: &SolveOptions) -> Result<Solution, SolveError> {
     let feasible = analyze(&problem.rows, problem.dims)?;
     match problem.objective {
         Objective::Time => min_time(problem, &feasible, None, opts),
-        Objective::Cost { time_target_ns } => min_cost(problem, &feasible, time_target_ns, opts),
+        Objective::Cost { time_target_ns } => {
+            super::min_cost::min_cost(problem, &feasible, time_target_ns, opts)
+        }
         Objective::TimeXCost => super::time_x_cost::min_time_x_cost(problem, &feasible, opts),
     }
 }

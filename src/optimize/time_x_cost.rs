@@ -17,7 +17,7 @@ use super::solver::{min_time, Solution, SolveError, SolveOptions};
 const SCALE: f64 = 1e10;
 
 /// The least and largest cost over the feasible set (None: unbounded above).
-fn cost_range(problem: &Problem, feasible: &Feasible) -> (f64, Option<f64>) {
+pub(crate) fn cost_range(problem: &Problem, feasible: &Feasible) -> (f64, Option<f64>) {
     let rows: Vec<Row> = feasible
         .rows
         .iter()

@@ -44,9 +44,23 @@ pub fn ChartCanvas(
         let style = ChartStyle {
             scale: dpr * if large { 1.5 } else { 1.0 },
         };
+        let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
             match chart.draw(&backend.into_drawing_area(), &s, highlight, &style) {
-                Ok(p) => points.set_value(p),
+                Ok(p) => {
+                    // The points in CSS pixels, for tests and tools that drive the page.
+                    if !p.is_empty() {
+                        let css: Vec<String> = p
+                            .iter()
+                            .map(|(x, y)| {
+                                format!("[{:.1},{:.1}]", f64::from(*x) / dpr, f64::from(*y) / dpr)
+                            })
+                            .collect();
+                        let _ =
+                            canvas_el.set_attribute("data-points", &format!("[{}]", css.join(",")));
+                    }
+                    points.set_value(p)
+                }
                 Err(e) => leptos::logging::error!("{}: {e}", chart.testid()),
             }
         }
@@ -89,20 +103,29 @@ pub fn ChartCanvas(
     let export_png = move |_| {
         if let Some(c) = canvas_ref.get_untracked() {
             if let Err(e) = browser::download_png(&c, &format!("{}.png", chart.file_stem())) {
-                studio.banner.set(Some(super::studio::Banner::Error(format!("PNG export failed: {e}"))));
+                studio.banner.set(Some(super::studio::Banner::Error(format!(
+                    "PNG export failed: {e}"
+                ))));
             }
         }
     };
     let export_svg = move |_| {
-        let Some(s) = study.get_untracked() else { return };
-        let (w, h) = canvas_ref
-            .get_untracked()
-            .map_or((900, 420), |c| (c.client_width().max(200) as u32, c.client_height().max(150) as u32));
+        let Some(s) = study.get_untracked() else {
+            return;
+        };
+        let (w, h) = canvas_ref.get_untracked().map_or((900, 420), |c| {
+            (
+                c.client_width().max(200) as u32,
+                c.client_height().max(150) as u32,
+            )
+        });
         let result = chart_svg(chart, &s, w, h).and_then(|svg| {
             browser::download(&svg, &format!("{}.svg", chart.file_stem()), "image/svg+xml")
         });
         if let Err(e) = result {
-            studio.banner.set(Some(super::studio::Banner::Error(format!("SVG export failed: {e}"))));
+            studio.banner.set(Some(super::studio::Banner::Error(format!(
+                "SVG export failed: {e}"
+            ))));
         }
     };
     let is_front = chart == StudyChart::Front;

@@ -49,18 +49,15 @@ fn sync_url_and_storage(studio: Studio) {
 fn App() -> impl IntoView {
     let studio = Studio::new();
     sync_url_and_storage(studio);
-    // Opening another link in this tab (editing the address bar) loads it.
+    // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
+    // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
         let now = browser::fragment();
-        let ours = studio.fragment().map(|f| f.trim_start_matches('#').to_string());
+        let ours = studio
+            .fragment()
+            .map(|f| f.trim_start_matches('#').to_string());
         if ours.as_deref() != Some(now.as_str()) {
-            match crate::permalink::decode(&now) {
-                Ok(sc) => studio.load(&sc),
-                Err(e) => studio.banner.set(Some(studio::Banner::BadLink {
-                    message: e.to_string(),
-                    link: now,
-                })),
-            }
+            studio.open_link(&now);
         }
     });
     view! {

@@ -231,7 +231,11 @@ pub fn NetworkPanel(
             Err(_) => None,
         })
     });
-    let network = Memo::new(move |_| studio.parsed.with(|p| p.as_ref().ok().map(|s| s.network.clone())));
+    let network = Memo::new(move |_| {
+        studio
+            .parsed
+            .with(|p| p.as_ref().ok().map(|s| s.network.clone()))
+    });
     view! {
         <section class="panel" aria-labelledby="network-title">
             <h2 id="network-title">"Network"</h2>

@@ -87,6 +87,25 @@ impl Studio {
                 }
             }
         });
+        let studio = Studio {
+            form,
+            layout: RwSignal::new(0),
+            parsed,
+            outcome,
+            banner: RwSignal::new(None),
+            viewing_shared: RwSignal::new(false),
+            large_text: RwSignal::new(false),
+            edited_at: StoredValue::new(None),
+            redraw_ms: RwSignal::new(None),
+        };
+        studio.show_start(start);
+        studio
+    }
+
+    /// Show what a visit (or a link opened in this tab) starts with; not an edit, so nothing is
+    /// saved until the visitor edits.
+    pub fn show_start(&self, start: Start) {
+        let scenario = start.scenario();
         let (banner, shared) = match start {
             Start::Own(_) => (None, false),
             Start::Shared { own, .. } => (Some(Banner::Shared { own }), true),
@@ -98,24 +117,28 @@ impl Studio {
                 true,
             ),
         };
-        Studio {
-            form,
-            layout: RwSignal::new(0),
-            parsed,
-            outcome,
-            banner: RwSignal::new(banner),
-            viewing_shared: RwSignal::new(shared),
-            large_text: RwSignal::new(false),
-            edited_at: StoredValue::new(None),
-            redraw_ms: RwSignal::new(None),
-        }
+        self.viewing_shared.set(shared);
+        self.banner.set(banner);
+        self.form.set(Form::from_scenario(&scenario));
+        self.layout.update(|v| *v += 1);
+    }
+
+    /// A link opened in this tab (the fragment changed by hand or by a click on a link).
+    pub fn open_link(&self, fragment: &str) {
+        self.show_start(session::start(
+            Some(fragment),
+            browser::load(session::SAVED_KEY).as_deref(),
+        ));
     }
 
     /// A change typed by the visitor (no re-render of the inputs).
     pub fn edit(&self, f: impl FnOnce(&mut Form)) {
         self.edited_at.set_value(Some(browser::now_ms()));
         self.viewing_shared.set(false);
-        if matches!(self.banner.get_untracked(), Some(Banner::Shared { .. } | Banner::BadLink { .. })) {
+        if matches!(
+            self.banner.get_untracked(),
+            Some(Banner::Shared { .. } | Banner::BadLink { .. })
+        ) {
             self.banner.set(None);
         }
         self.form.update(f);

@@ -20,7 +20,9 @@ pub fn Toolbar(
     let copied = RwSignal::new(None::<String>);
     let copy_link = move |_| {
         let Some(fragment) = studio.fragment() else {
-            copied.set(Some("Fix the form first: the link holds a valid scenario".into()));
+            copied.set(Some(
+                "Fix the form first: the link holds a valid scenario".into(),
+            ));
             return;
         };
         let url = browser::url_with(&fragment);
@@ -41,18 +43,26 @@ pub fn Toolbar(
             return;
         };
         if let Err(e) = browser::download(&sc.to_json(), "scenario.json", "application/json") {
-            studio.banner.set(Some(Banner::Error(format!("Export failed: {e}"))));
+            studio
+                .banner
+                .set(Some(Banner::Error(format!("Export failed: {e}"))));
         }
     };
     let export_csv = move |_| {
-        let Some(s) = studio.outcome.with_untracked(|o| o.study.clone()) else { return };
+        let Some(s) = studio.outcome.with_untracked(|o| o.study.clone()) else {
+            return;
+        };
         if let Err(e) = browser::download(&front_csv(&s), "pareto-front.csv", "text/csv") {
-            studio.banner.set(Some(Banner::Error(format!("Export failed: {e}"))));
+            studio
+                .banner
+                .set(Some(Banner::Error(format!("Export failed: {e}"))));
         }
     };
     let picker = NodeRef::<Input>::new();
     let import_json = move |_| {
-        let Some(input) = picker.get_untracked() else { return };
+        let Some(input) = picker.get_untracked() else {
+            return;
+        };
         spawn_local(async move {
             match browser::read_picked(&input).await {
                 Ok((name, text)) => match Scenario::from_json(&text) {
@@ -64,7 +74,9 @@ pub fn Toolbar(
                         "{name} is not a libra-studio scenario: {e}"
                     )))),
                 },
-                Err(e) => studio.banner.set(Some(Banner::Error(format!("Import failed: {e}")))),
+                Err(e) => studio
+                    .banner
+                    .set(Some(Banner::Error(format!("Import failed: {e}")))),
             }
             input.set_value("");
         });

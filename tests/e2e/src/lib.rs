@@ -252,7 +252,55 @@ impl Browser {
     pub async fn type_into(&self, id: &str, text: &str) {
         let input = self.wait_testid(id).await;
         input.clear().await.expect("clear");
-        input.send_keys(text).await.expect("type");
+        if text.is_empty() {
+            // Clearing alone fires no `input` event: fire one, as deleting by hand would.
+            self.js(&format!(
+                "document.querySelector('[data-testid=\"{id}\"]')\
+                 .dispatchEvent(new Event('input', {{ bubbles: true }})); return true;"
+            ))
+            .await;
+        } else {
+            input.send_keys(text).await.expect("type");
+        }
+    }
+
+    /// Click the element `id`.
+    pub async fn click(&self, id: &str) {
+        self.wait_testid(id).await.click().await.expect("click");
+    }
+
+    /// Choose the option of value `value` in the select `id`, as a user would.
+    pub async fn select(&self, id: &str, value: &str) {
+        self.wait_testid(id)
+            .await
+            .select_by_value(value)
+            .await
+            .unwrap_or_else(|e| panic!("select {value} in {id}: {e}"));
+    }
+
+    /// The text of the element `id`.
+    pub async fn text(&self, id: &str) -> String {
+        self.wait_testid(id).await.text().await.expect("text")
+    }
+
+    /// How many elements have `data-testid` = `id`.
+    pub async fn count(&self, id: &str) -> usize {
+        self.client
+            .find_all(Locator::Css(&format!("[data-testid=\"{id}\"]")))
+            .await
+            .map_or(0, |v| v.len())
+    }
+
+    /// Wait until `script` (a function body) returns `true`, or fail naming `what`.
+    pub async fn wait_js(&self, what: &str, script: &str) {
+        let start = Instant::now();
+        while start.elapsed() < WAIT {
+            if self.js(script).await == serde_json::Value::Bool(true) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("waited {WAIT:?} for {what}");
     }
 
     /// Run `script` (a function body) in the page and return its result.

@@ -1,186 +1,447 @@
-//! The app in headless Chromium: it mounts, shows the default scenario, recomputes from the form and
-//! draws its chart. Build first: `trunk build --release` (make test does).
+//! The app in headless Chromium: the default scenario, live edits of every kind of field compared
+//! with the numbers the core computes natively, bad input, the dimension table, the charts (pixels,
+//! device pixels, hover and click on the front), exports, large text and reset.
+//! Build first: `trunk build --release` (make test does).
 
 use e2e::{run, Browser};
+use libra_studio::form::Form;
+use libra_studio::model::scenario::{Scenario, TotalBandwidth};
+use libra_studio::optimize::study::{study, Study};
+use libra_studio::presets;
 use std::time::Duration;
 
-const LIMIT: Duration = Duration::from_secs(90);
+const LIMIT: Duration = Duration::from_secs(120);
 
-/// LIBRA's 4D cost model: sum of the unit costs of the four tiers, $ per GB/s (Switch: link + switch + NIC).
-const UNIT_COST_SUM: f64 = 2.00001 + 4.00002 + 4.00003 + (7.80004 + 18.00004 + 31.60004);
-
-fn close_to(text: &str, expected: f64) -> bool {
-    close_to_within(text, expected, 1e-9)
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    ((a - b) / b).abs() <= rel
 }
 
-fn close_to_within(text: &str, expected: f64, rel: f64) -> bool {
-    text.parse::<f64>()
-        .map(|v| ((v - expected) / expected).abs() < rel)
-        .unwrap_or(false)
+fn value(v: &str) -> f64 {
+    v.parse().unwrap_or(f64::NAN)
+}
+
+/// The page shows the results of `expected` (time, cost, bandwidths, speedup), to 1e-9 relative.
+async fn shows(b: &Browser, expected: &Study) {
+    let t = expected.evaluation.time_ns;
+    b.wait_value("result-time-ns", |v| close(value(v), t, 1e-9))
+        .await;
+    let c = expected.evaluation.cost_usd;
+    b.wait_value("result-cost-usd", |v| close(value(v), c, 1e-9))
+        .await;
+    for (d, bw) in expected.optimum.bw_gbps.iter().enumerate() {
+        b.wait_value(&format!("result-bw-{}", d + 1), |v| {
+            close(value(v), *bw, 1e-9)
+        })
+        .await;
+    }
+    if let Some(s) = expected.speedup() {
+        b.wait_value("result-speedup", |v| close(value(v), s, 1e-9))
+            .await;
+    }
+}
+
+fn native(sc: &Scenario) -> Study {
+    study(sc).expect("the scenario solves natively")
 }
 
 #[test]
-fn default_scenario_recomputes_as_the_user_types() {
+fn default_scenario_and_live_edits_match_the_core() {
     run(LIMIT, async {
-        let b = Browser::start(1280, 860).await;
+        let b = Browser::start(1400, 1000).await;
         b.open("").await;
-
-        // The shell and the default scenario.
-        let title = b
-            .js("return document.querySelector('h1').textContent;")
-            .await;
-        assert_eq!(title, "libra-studio");
-        b.wait_testid("input-panel").await;
-        let shape = b.wait_testid("scenario-shape").await.text().await.unwrap();
-        assert_eq!(shape, "Ring 4 × FullyConnected 8 × Ring 4 × Switch 32");
-        let name = b.wait_testid("scenario-name").await.text().await.unwrap();
-        assert!(name.contains("4096 NPUs"), "{name}");
-        b.wait_value("total-npus", |v| v == "4096").await;
-        // Uniform split of 500 GB/s: 125 GB/s per dimension; LIBRA's reference cost $34,508,892.16.
-        b.wait_value("uniform-cost", |v| close_to(v, 34_508_892.160000004))
-            .await;
-        let cost_text = b.wait_testid("uniform-cost").await.text().await.unwrap();
-        assert_eq!(cost_text, "$34,508,892");
-        // GPT-3 at the uniform split: LIBRA's reference time 775,045,208.4 ns.
-        b.wait_value("uniform-time", |v| close_to(v, 775_045_208.4))
-            .await;
-        let time_text = b.wait_testid("uniform-time").await.text().await.unwrap();
-        assert_eq!(time_text, "775.05 ms");
-
-        // The optimum: LIBRA + Gurobi's 722,411,780.92 ns matched or beaten, speedup 1.0729 over uniform.
-        b.wait_value("optimal-time", |v| {
-            v.parse::<f64>()
-                .is_ok_and(|t| t <= 722_411_780.920_221_1 * (1.0 + 1e-6))
-        })
-        .await;
-        b.wait_value("speedup", |v| close_to_within(v, 1.072857930711946, 1e-6))
-            .await;
-        let gap: f64 = b.wait_value("gap", |_| true).await.parse().unwrap();
-        assert!(gap <= 1e-6, "certified gap {gap}");
-        let (bw_ink, _, _) = b.canvas_ink("chart-bw").await;
-        assert!(bw_ink > 2_000, "the bandwidth chart looks blank: {bw_ink}");
-
-        // The chart has pixels, and is drawn in device pixels.
-        let (ink, w, h) = b.canvas_ink("chart-cost").await;
-        assert!(w >= 400 && h >= 200, "canvas is {w}x{h}");
-        assert!(
-            ink > 2_000,
-            "the cost chart looks blank: {ink} inked pixels"
+        assert_eq!(
+            b.js("return document.querySelector('h1').textContent;")
+                .await,
+            "libra-studio"
         );
+        let mut sc = presets::default_scenario();
+        let expected = native(&sc);
+        shows(&b, &expected).await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        // LIBRA + Gurobi's optimum (722,411,780.92 ns) matched or beaten; speedup 1.0729.
+        let t = value(&b.wait_value("result-time-ns", |_| true).await);
+        assert!(t <= 722_411_780.920_221_1 * (1.0 + 1e-9), "{t}");
+        assert_eq!(b.text("result-time-ns").await, "722.41 ms");
+        assert_eq!(b.text("result-speedup").await, "1.0729×");
+        let gap = value(&b.wait_value("result-gap", |_| true).await);
+        assert!((0.0..=1e-6).contains(&gap), "gap {gap}");
+        for chart in ["chart-pareto", "chart-breakdown", "chart-bw", "chart-cost"] {
+            let (ink, w, h) = b.canvas_ink(chart).await;
+            assert!(w >= 400 && h >= 200, "{chart} is {w}x{h}");
+            assert!(ink > 3_000, "{chart} looks blank: {ink} inked pixels");
+        }
         b.screenshot("app-default").await;
 
-        // Typing 64 NPUs into the Switch dimension doubles the NPUs and the cost.
-        b.type_into("npus-d4", "64").await;
+        // NPUs: 64 pods instead of 32.
+        b.type_into("dim-npus-4", "64").await;
         b.wait_value("total-npus", |v| v == "8192").await;
-        b.wait_value("uniform-cost", |v| {
-            close_to(v, 8192.0 * 125.0 * UNIT_COST_SUM)
-        })
-        .await;
+        sc.network.dims[3].npus = 64;
+        shows(&b, &native(&sc)).await;
 
-        // Halving the total bandwidth halves the cost (cost is linear in B).
-        b.type_into("total-bw", "250").await;
-        b.wait_value("uniform-cost", |v| {
-            close_to(v, 8192.0 * 62.5 * UNIT_COST_SUM)
-        })
-        .await;
-        let (ink_after, _, _) = b.canvas_ink("chart-cost").await;
-        assert!(ink_after > 2_000, "the chart went blank after an edit");
+        // Topology and tier of a dimension.
+        b.select("dim-topology-3", "Switch").await;
+        sc.network.dims[2].topology = libra_studio::model::Topology::Switch;
+        b.select("dim-tier-3", "InterPod").await;
+        sc.network.dims[2].tier = "InterPod".into();
+        shows(&b, &native(&sc)).await;
+
+        // Bounds, total bandwidth, budget and a linear constraint.
+        b.type_into("dim-min-4", "30").await;
+        sc.constraints.min_gbps = vec![None, None, None, Some(30.0)];
+        b.type_into("total-bw", "400").await;
+        sc.constraints.total_bw = Some(TotalBandwidth::Equal(400.0));
+        b.type_into("constraint-text", "B2 >= B3").await;
+        sc.constraints.linear = vec!["B2 >= B3".into()];
+        shows(&b, &native(&sc)).await;
+        b.select("total-bw-kind", "none").await;
+        b.type_into("budget", "2e7").await;
+        sc.constraints.total_bw = None;
+        sc.constraints.budget_usd = Some(2e7);
+        let budget_only = native(&sc);
+        shows(&b, &budget_only).await;
+        assert!(budget_only.evaluation.cost_usd <= 2e7 * (1.0 + 1e-9));
+
+        // Objectives: time x cost, and cost for a time target.
+        b.select("objective", "time-x-cost").await;
+        sc.objective = libra_studio::model::Objective::TimeXCost;
+        shows(&b, &native(&sc)).await;
+        b.select("objective", "cost").await;
+        b.type_into("time-target", "9e8").await;
+        sc.objective = libra_studio::model::Objective::Cost {
+            time_target_ns: 9e8,
+        };
+        shows(&b, &native(&sc)).await;
         b.screenshot("app-edited").await;
 
-        // How long an edit takes to reach the redrawn charts (DESIGN.md target: 50 ms): set the
-        // value, fire `input`, and wait two animation frames.
-        let ms = b
-            .js(r#"return (async () => {
-                   const i = document.querySelector('[data-testid="total-bw"]');
-                   const runs = [];
-                   for (const v of ['300', '400', '500', '450', '350']) {
-                     const t0 = performance.now();
-                     i.value = v;
-                     i.dispatchEvent(new Event('input', { bubbles: true }));
-                     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-                     runs.push(performance.now() - t0);
-                   }
-                   runs.sort((a, b) => a - b);
-                   return runs[2];
-                   })();"#)
-            .await
-            .as_f64()
-            .unwrap();
-        eprintln!("edit to redrawn charts: median {ms:.1} ms over 5 edits (target 50 ms)");
-        assert!(ms < 1000.0, "an edit took {ms} ms");
+        // The page's own timings are there.
+        let solve_ms = value(&b.wait_value("solve-ms", |v| !v.is_empty()).await);
+        assert!((0.0..1_000.0).contains(&solve_ms), "solve {solve_ms} ms");
+        let redraw = value(&b.wait_value("redraw-ms", |v| !v.is_empty()).await);
+        assert!((0.0..2_000.0).contains(&redraw), "redraw {redraw} ms");
+
+        // How long an edit takes to reach the redrawn charts (DESIGN.md target: 50 ms), measured
+        // by the page (redraw-ms) over a few edits of the total bandwidth, back on the default.
+        b.click("reset").await;
+        shows(&b, &expected).await;
+        let mut times = Vec::new();
+        for v in ["300", "400", "500", "450", "350"] {
+            b.js(&format!(
+                "const i = document.querySelector('[data-testid=\"total-bw\"]'); i.value = '{v}';
+                 i.dispatchEvent(new Event('input', {{ bubbles: true }}));"
+            ))
+            .await;
+            let total: f64 = v.parse().unwrap();
+            let mut s = presets::default_scenario();
+            s.constraints.total_bw = Some(TotalBandwidth::Equal(total));
+            shows(&b, &native(&s)).await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            times.push(value(&b.wait_value("redraw-ms", |v| !v.is_empty()).await));
+            let solve = value(&b.wait_value("solve-ms", |v| !v.is_empty()).await);
+            eprintln!(
+                "edit total-bw = {v}: solve + front {solve:.2} ms, edit to redraw {:.1} ms",
+                times.last().unwrap()
+            );
+        }
+        times.sort_by(f64::total_cmp);
+        eprintln!(
+            "edit to redrawn charts (page's redraw-ms): median {:.1} ms over 5 edits (target 50 ms)",
+            times[2]
+        );
         b.assert_no_errors().await;
         b.close().await;
     });
 }
 
 #[test]
-fn invalid_input_explains_itself_and_keeps_the_chart() {
+fn bad_input_is_marked_and_the_last_results_stay() {
     run(LIMIT, async {
-        let b = Browser::start(1280, 860).await;
+        let b = Browser::start(1400, 1000).await;
         b.open("").await;
-        b.wait_value("total-npus", |v| v == "4096").await;
+        let expected = native(&presets::default_scenario());
+        shows(&b, &expected).await;
 
-        b.type_into("npus-d3", "1").await;
-        let error = b.wait_testid("input-error").await.text().await.unwrap();
-        assert_eq!(error, "dimension 3: NPUs must be at least 2, got 1");
-        let (ink, _, _) = b.canvas_ink("chart-cost").await;
-        assert!(ink > 2_000, "the chart vanished on invalid input");
-        let stale = b
-            .js("return document.querySelector('[data-testid=chart-cost]').classList.contains('stale');")
-            .await;
-        assert_eq!(stale, true, "the stale chart is not marked as such");
-
-        // A network that GPT-3's communicator does not fit: the cost stays, the time explains why not.
-        b.type_into("npus-d3", "4").await;
-        b.type_into("npus-d1", "6").await;
-        b.wait_value("total-npus", |v| v == "6144").await;
-        let error = b.wait_testid("time-error").await.text().await.unwrap();
-        assert!(
-            error.contains(
-                "Forward, dimension 1: group size 4 must be -1 (unused) or a divisor of 6"
-            ),
-            "{error}"
-        );
-        b.screenshot("app-time-error").await;
-        b.type_into("npus-d1", "4").await;
-        b.wait_value("uniform-time", |v| close_to(v, 775_045_208.4))
-            .await;
-
-        b.type_into("total-bw", "-5").await;
-        let error = b.wait_testid("input-error").await.text().await.unwrap();
-        assert_eq!(
-            error,
-            "total bandwidth must be a positive finite number of GB/s, got -5"
-        );
+        b.type_into("dim-npus-3", "1").await;
+        let msg = b.text("dim-npus-3-error").await;
+        assert_eq!(msg, "must be at least 2, got 1");
+        b.wait_js(
+            "the NPU field marked invalid",
+            "return document.querySelector('[data-testid=\"dim-npus-3\"]').getAttribute('aria-invalid') === 'true';",
+        )
+        .await;
+        let banner = b.text("input-error").await;
+        assert!(banner.contains("NPUs of dimension 3"), "{banner}");
+        // The last valid results stay, greyed, and the charts keep their pixels.
+        shows(&b, &expected).await;
+        b.wait_js(
+            "stale results",
+            "return document.querySelector('[data-testid=\"results-body\"]').classList.contains('stale');",
+        )
+        .await;
+        let (ink, _, _) = b.canvas_ink("chart-pareto").await;
+        assert!(ink > 3_000, "the front vanished on invalid input");
         b.screenshot("app-invalid").await;
 
-        // Back to valid input: the numbers come back.
+        // Text that is not a number, and a constraint naming a dimension that does not exist.
+        b.type_into("dim-npus-3", "4").await;
+        b.type_into("total-bw", "abc").await;
+        assert_eq!(b.text("total-bw-error").await, "\"abc\" is not a number");
         b.type_into("total-bw", "500").await;
-        b.wait_value("total-npus", |v| v == "4096").await;
+        b.type_into("constraint-text", "B7 >= 3").await;
+        let e = b.text("constraint-text-error").await;
+        assert!(e.contains("B7 does not exist"), "{e}");
+        // Conflicting constraints name the constraints that conflict.
+        b.type_into("constraint-text", "B1 >= 400\nB2 >= 200").await;
+        let e = b.text("input-error").await;
+        assert!(e.contains("B1 >= 400") && e.contains("B2 >= 200"), "{e}");
+        // A network GPT-3's communicator does not fit: the parallelism field says why.
+        b.type_into("constraint-text", "").await;
+        b.type_into("dim-npus-1", "6").await;
+        let e = b.text("workload-comm-1-error").await;
+        assert!(e.contains("group size 4"), "{e}");
+        b.type_into("dim-npus-1", "4").await;
+        shows(&b, &expected).await;
+        b.wait_js(
+            "fresh results",
+            "return !document.querySelector('[data-testid=\"results-body\"]').classList.contains('stale');",
+        )
+        .await;
         b.assert_no_errors().await;
         b.close().await;
     });
 }
 
 #[test]
-fn chart_is_drawn_in_device_pixels_on_high_dpi_screens() {
+fn dimensions_are_added_removed_and_reordered() {
     run(LIMIT, async {
-        let b = Browser::start_scaled(1000, 800, 2.0).await;
+        let b = Browser::start(1400, 1000).await;
         b.open("").await;
         b.wait_value("total-npus", |v| v == "4096").await;
-        let css = b
-            .js(
-                "const c = document.querySelector('[data-testid=chart-cost]'); \
-                 return [c.clientWidth, c.clientHeight, window.devicePixelRatio];",
-            )
+        assert_eq!(b.count("dim-row").await, 4);
+        b.click("add-dim").await;
+        b.wait_value("total-npus", |v| v == "8192").await;
+        assert_eq!(b.count("dim-row").await, 5);
+        let mut form = Form::from_scenario(&presets::default_scenario());
+        form.add_dim();
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        // The new dimension carries no traffic: it gets the least bandwidth allowed.
+        b.type_into("dim-npus-5", "4").await;
+        b.wait_value("total-npus", |v| v == "16384").await;
+
+        b.click("remove-dim-5").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        assert_eq!(b.count("dim-row").await, 4);
+        shows(&b, &native(&presets::default_scenario())).await;
+
+        // Move the Switch dimension inwards: the workload's groups move with it.
+        b.click("move-dim-up-4").await;
+        let mut form = Form::from_scenario(&presets::default_scenario());
+        form.move_dim_down(2);
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        let topo = b
+            .js("return document.querySelector('[data-testid=\"dim-topology-3\"]').value;")
             .await;
-        assert_eq!(css[2], 2.0, "the browser did not apply the scale factor");
-        let (ink, w, h) = b.canvas_ink("chart-cost").await;
-        assert_eq!(w, 2 * css[0].as_u64().unwrap());
-        assert_eq!(h, 2 * css[1].as_u64().unwrap());
-        assert!(ink > 8_000, "the high-DPI chart looks blank: {ink}");
-        b.screenshot("app-hidpi").await;
+        assert_eq!(topo, "Switch");
+        // A preset workload on another shape keeps its parallelism degrees.
+        b.select("workload-preset", "Turing_NLG").await;
+        form.set_preset_workload(0, libra_studio::presets::LibraWorkload::TuringNlg);
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        b.screenshot("app-dims").await;
         b.assert_no_errors().await;
         b.close().await;
     });
+}
+
+#[test]
+fn charts_are_crisp_on_high_dpi_screens_and_large_text_scales_them() {
+    run(LIMIT, async {
+        let b = Browser::start_scaled(1200, 900, 2.0).await;
+        b.open("").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        for chart in ["chart-pareto", "chart-bw", "chart-breakdown"] {
+            let css = b
+                .js(&format!(
+                    "const c = document.querySelector('[data-testid={chart}]'); \
+                     return [c.clientWidth, c.clientHeight, window.devicePixelRatio];"
+                ))
+                .await;
+            assert_eq!(css[2], 2.0, "the browser did not apply the scale factor");
+            let (ink, w, h) = b.canvas_ink(chart).await;
+            assert_eq!(w, 2 * css[0].as_u64().unwrap(), "{chart}");
+            assert_eq!(h, 2 * css[1].as_u64().unwrap(), "{chart}");
+            assert!(ink > 10_000, "{chart} looks blank at 2x: {ink}");
+        }
+        let (before, _, _) = b.canvas_ink("chart-bw").await;
+        b.click("large-text").await;
+        b.wait_js(
+            "large text",
+            "return document.querySelector('.app').classList.contains('large-text');",
+        )
+        .await;
+        b.wait_js(
+            "a taller chart",
+            "return document.querySelector('[data-testid=chart-bw]').clientHeight > 400;",
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (after, _, _) = b.canvas_ink("chart-bw").await;
+        assert!(
+            after > before,
+            "large text did not enlarge the chart: {before} -> {after}"
+        );
+        b.screenshot("app-large-text").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+#[test]
+fn the_front_shows_a_point_on_hover_and_loads_it_on_click() {
+    run(LIMIT, async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        let expected = native(&presets::default_scenario());
+        shows(&b, &expected).await;
+        let front = expected.front.as_ref().unwrap();
+        let i = 30;
+        let point = &front.points[i];
+        b.wait_js(
+            "front point positions",
+            "return !!document.querySelector('[data-testid=chart-pareto]').dataset.points;",
+        )
+        .await;
+        let fire = |kind: &str| {
+            format!(
+                "const c = document.querySelector('[data-testid=chart-pareto]');
+                 const p = JSON.parse(c.dataset.points)[{i}];
+                 const r = c.getBoundingClientRect();
+                 c.dispatchEvent(new MouseEvent('{kind}', {{ clientX: r.left + p[0], clientY: r.top + p[1], bubbles: true }}));
+                 return JSON.parse(c.dataset.points).length;"
+            )
+        };
+        let n = b.js(&fire("mousemove")).await;
+        assert_eq!(n.as_u64().unwrap() as usize, front.points.len());
+        let tip = b.text("pareto-tooltip").await;
+        assert!(
+            tip.contains(&libra_studio::format::usd(point.budget_usd)),
+            "{tip}"
+        );
+        b.screenshot("app-front-hover").await;
+        b.js(&fire("click")).await;
+        // The design at that budget: no total bandwidth, the budget of the point.
+        b.wait_value("result-time-ns", |v| close(value(v), point.time_ns, 2e-6))
+            .await;
+        let budget = b
+            .js("return document.querySelector('[data-testid=budget]').value;")
+            .await;
+        assert_eq!(value(budget.as_str().unwrap()), point.budget_usd);
+        let kind = b
+            .js("return document.querySelector('[data-testid=total-bw-kind]').value;")
+            .await;
+        assert_eq!(kind, "none");
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+/// Capture downloads: the anchor's file name and its content (text; data: URLs as base64).
+const CAPTURE: &str = r#"
+    window.__downloads = [];
+    HTMLAnchorElement.prototype.click = function () {
+      const name = this.download, href = this.href;
+      const entry = { name, body: null };
+      window.__downloads.push(entry);
+      fetch(href).then(r => r.arrayBuffer()).then(buf => {
+        const bytes = new Uint8Array(buf);
+        let bin = '';
+        for (const b of bytes) bin += String.fromCharCode(b);
+        entry.body = btoa(bin);
+      }).catch(e => { entry.body = 'ERROR ' + e; });
+    };
+    return true;"#;
+
+#[test]
+fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
+    run(LIMIT, async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        b.js(CAPTURE).await;
+        for id in [
+            "chart-pareto-png",
+            "chart-pareto-svg",
+            "chart-breakdown-svg",
+            "export-csv",
+            "export-json",
+        ] {
+            b.click(id).await;
+        }
+        b.wait_js(
+            "five downloads",
+            "return window.__downloads.length === 5 && window.__downloads.every(d => d.body !== null);",
+        )
+        .await;
+        let d = b.js("return window.__downloads;").await;
+        let file = |k: usize| -> (String, Vec<u8>) {
+            let name = d[k]["name"].as_str().unwrap().to_string();
+            let body = d[k]["body"].as_str().unwrap();
+            assert!(!body.starts_with("ERROR"), "{name}: {body}");
+            (name, decode_base64(body))
+        };
+        let (name, png) = file(0);
+        assert_eq!(name, "pareto-front.png");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        assert!(
+            png.len() > 10_000,
+            "a nearly empty PNG: {} bytes",
+            png.len()
+        );
+        let (name, svg) = file(1);
+        assert_eq!(name, "pareto-front.svg");
+        let svg = String::from_utf8(svg).unwrap();
+        assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+        assert!(
+            svg.contains("current design: 722.41 ms"),
+            "the SVG lacks the current design"
+        );
+        let (name, svg) = file(2);
+        assert_eq!(name, "time-breakdown.svg");
+        assert!(String::from_utf8(svg).unwrap().contains("compute"));
+        let (name, csv) = file(3);
+        assert_eq!(name, "pareto-front.csv");
+        let csv = String::from_utf8(csv).unwrap();
+        assert!(csv.starts_with("budget_usd,cost_usd,time_ns,gap,bw1_gbps"));
+        assert_eq!(
+            csv.lines().count(),
+            libra_studio::optimize::study::FRONT_POINTS + 1
+        );
+        let (name, json) = file(4);
+        assert_eq!(name, "scenario.json");
+        let sc = Scenario::from_json(&String::from_utf8(json).unwrap()).unwrap();
+        assert_eq!(sc, presets::default_scenario());
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+fn decode_base64(text: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => 0,
+    };
+    let clean: Vec<u8> = text.bytes().filter(|c| *c != b'=').collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut n = 0u32;
+        for (k, c) in chunk.iter().enumerate() {
+            n |= u32::from(val(*c)) << (18 - 6 * k);
+        }
+        for k in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * k)) as u8);
+        }
+    }
+    out
 }

@@ -120,7 +120,7 @@ where
         .axis_desc_style(("sans-serif", style.font(13.0)))
         .x_label_formatter(&|v| short_usd(*v))
         .y_label_formatter(&|v| trimmed(*v, 4))
-        .x_labels(6)
+        .x_labels(12)
         .y_labels(6)
         .draw()?;
     let pts: Vec<(f64, f64)> = data

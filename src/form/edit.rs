@@ -84,7 +84,7 @@ impl Form {
     }
 
     /// The network as typed, if every NPU count reads.
-    fn typed_network(&self) -> Option<Network> {
+    pub fn typed_network(&self) -> Option<Network> {
         let dims = self
             .dims
             .iter()
@@ -150,6 +150,14 @@ impl Form {
     pub fn add_workload(&mut self, w: LibraWorkload) {
         let new = self.preset_workload(w);
         self.workloads.push(new);
+    }
+
+    /// Add a workload built or imported elsewhere, with weight 1.
+    pub fn add_spec(&mut self, spec: crate::model::scenario::WorkloadSpec) {
+        self.workloads.push(WorkloadForm {
+            spec,
+            weight: "1".into(),
+        });
     }
 
     pub fn remove_workload(&mut self, i: usize) {

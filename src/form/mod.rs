@@ -5,6 +5,7 @@
 
 pub mod edit;
 pub mod field;
+pub mod workload_source;
 
 use crate::model::cost::{CostError, CostModel, CostTier};
 use crate::model::network::{Dim, Network, NetworkError, Topology};

@@ -11,6 +11,7 @@ mod shape_drawing;
 mod studio;
 mod toolbar;
 mod workload_panel;
+mod workload_sources;
 
 use crate::charts::StudyChart;
 use banners::Banners;

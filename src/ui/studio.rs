@@ -178,9 +178,9 @@ impl Studio {
 fn summary(errors: &[FieldError]) -> String {
     match errors {
         [] => String::new(),
-        [one] => format!("Fix the {}: {}", one.field.label(), one.message),
+        [one] => format!("Fix the {}: {}.", one.field.label(), one.message),
         [first, rest @ ..] => format!(
-            "Fix the {}: {} (and {} more marked in the form)",
+            "Fix the {}: {} (and {} more marked in the form).",
             first.field.label(),
             first.message,
             rest.len()

@@ -3,6 +3,7 @@
 
 use super::fields::{field_input, FieldMessage};
 use super::studio::Studio;
+use super::workload_sources::{TransformerBuilder, WorkloadImport};
 use crate::form::{Field, WorkloadForm};
 use crate::model::communicator::Groups;
 use crate::model::PhaseKind;
@@ -121,6 +122,8 @@ pub fn WorkloadPanel(
             >
                 "+ Add a workload"
             </button>
+            <TransformerBuilder studio />
+            <WorkloadImport studio />
             <p class="hint">
                 "LIBRA's workloads (ASTRA-sim text files). On another network shape, a preset keeps "
                 "its tensor- and data-parallel degrees, laid innermost and outermost."

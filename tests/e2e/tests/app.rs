@@ -445,3 +445,59 @@ fn decode_base64(text: &str) -> Vec<u8> {
     }
     out
 }
+
+#[test]
+fn workloads_are_built_from_a_transformer_and_imported_from_astra_sim_text() {
+    run(LIMIT, async {
+        use libra_studio::form::workload_source::TransformerForm;
+        use libra_studio::model::builder::Transformer;
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        let net = presets::libra_4d_network();
+
+        // The builder, with its GPT-3 175B defaults: a second workload.
+        b.js("document.querySelector('[data-testid=builder]').open = true; return true;")
+            .await;
+        b.click("builder-add").await;
+        let mut form = Form::from_scenario(&presets::default_scenario());
+        form.add_spec(
+            TransformerForm::of(&Transformer::gpt3())
+                .build(&net)
+                .unwrap(),
+        );
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        assert_eq!(b.count("workload-row").await, 2);
+        // A bad field says which.
+        b.type_into("builder-3", "95").await;
+        b.click("builder-add").await;
+        let e = b.text("source-error").await;
+        assert!(
+            e.contains("heads (95) must be a multiple of TP (16)"),
+            "{e}"
+        );
+
+        // Import LIBRA's GPT-3 text with TP 16 x DP 256: the same workload as the preset again.
+        let text = include_str!("../../../data/libra-inputs/workload/GPT_3.txt");
+        b.js("document.querySelector('[data-testid=import]').open = true; return true;")
+            .await;
+        b.js(&format!(
+            "const t = document.querySelector('[data-testid=import-text]'); t.value = {};
+             t.dispatchEvent(new Event('input', {{ bubbles: true }})); return true;",
+            serde_json::to_string(text).unwrap()
+        ))
+        .await;
+        b.type_into("import-name", "GPT_3 imported").await;
+        b.type_into("import-tp", "16").await;
+        b.type_into("import-dp", "256").await;
+        b.click("import-add").await;
+        let mut spec = presets::LibraWorkload::Gpt3.spec(presets::LibraNetwork::D4);
+        spec.name = "GPT_3 imported".into();
+        form.add_spec(spec);
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        assert_eq!(b.count("workload-row").await, 3);
+        b.screenshot("app-workloads").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

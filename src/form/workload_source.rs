@@ -1,0 +1,230 @@
+//! Where a custom workload comes from, as the form holds it: a transformer described field by field
+//! (built by `model::builder`), or an imported ASTRA-sim text file with its parallelism (TP/PP/DP
+//! degrees laid onto the network) or LIBRA's communicator YAML. Reading either gives a
+//! [`WorkloadSpec`] or a message naming the field.
+
+use crate::model::astra_text;
+use crate::model::builder::{DpCollective, Transformer};
+use crate::model::communicator::{Communicator, Parallelism};
+use crate::model::libra_files::communicator_from_yaml;
+use crate::model::network::Network;
+use crate::model::scenario::WorkloadSpec;
+
+/// The transformer builder's fields as typed: (label, text), in the order of [`TRANSFORMER_FIELDS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransformerForm {
+    pub name: String,
+    pub values: Vec<String>,
+    pub dp_collective: DpCollective,
+}
+
+/// The builder's fields: label with unit and valid range, as the form shows them.
+pub const TRANSFORMER_FIELDS: [&str; 13] = [
+    "layers (≥ 1, a multiple of PP)",
+    "hidden size h",
+    "FFN size",
+    "attention heads (a multiple of TP)",
+    "sequence length",
+    "micro-batch",
+    "global batch (a multiple of micro-batch × DP)",
+    "bytes per element",
+    "peak TFLOP/s per NPU",
+    "efficiency (0 to 1]",
+    "TP",
+    "PP",
+    "DP",
+];
+
+impl TransformerForm {
+    pub fn of(t: &Transformer) -> TransformerForm {
+        let p = t.parallelism;
+        TransformerForm {
+            name: t.name.clone(),
+            values: [
+                t.layers,
+                t.hidden,
+                t.ffn,
+                t.heads,
+                t.seq_len,
+                t.micro_batch,
+                t.global_batch,
+                t.bytes_per_element,
+            ]
+            .iter()
+            .map(u32::to_string)
+            .chain([t.peak_tflops.to_string(), t.efficiency.to_string()])
+            .chain([p.tp, p.pp, p.dp].iter().map(u32::to_string))
+            .collect(),
+            dp_collective: t.dp_collective,
+        }
+    }
+
+    /// The transformer, or the first field that does not read (its label and the problem).
+    pub fn read(&self) -> Result<Transformer, String> {
+        let whole = |i: usize| -> Result<u32, String> {
+            let t = self.values.get(i).map_or("", |s| s.trim());
+            t.parse::<u32>().ok().filter(|v| *v >= 1).ok_or_else(|| {
+                format!(
+                    "{}: expected a whole number ≥ 1, got \"{t}\"",
+                    TRANSFORMER_FIELDS[i]
+                )
+            })
+        };
+        let real = |i: usize| -> Result<f64, String> {
+            let t = self.values.get(i).map_or("", |s| s.trim());
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: expected a positive number, got \"{t}\"",
+                        TRANSFORMER_FIELDS[i]
+                    )
+                })
+        };
+        Ok(Transformer {
+            name: self.name.trim().to_string(),
+            layers: whole(0)?,
+            hidden: whole(1)?,
+            ffn: whole(2)?,
+            heads: whole(3)?,
+            seq_len: whole(4)?,
+            micro_batch: whole(5)?,
+            global_batch: whole(6)?,
+            bytes_per_element: whole(7)?,
+            peak_tflops: real(8)?,
+            efficiency: real(9)?,
+            parallelism: Parallelism {
+                tp: whole(10)?,
+                pp: whole(11)?,
+                dp: whole(12)?,
+            },
+            dp_collective: self.dp_collective,
+        })
+    }
+
+    /// The workload this transformer gives on `net`.
+    pub fn build(&self, net: &Network) -> Result<WorkloadSpec, String> {
+        let t = self.read()?;
+        let mut spec = t.build(net).map_err(|e| e.to_string())?;
+        if !t.name.is_empty() {
+            spec.name = t.name;
+        }
+        Ok(spec)
+    }
+}
+
+/// How an imported workload's groups are given.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupsSource {
+    /// TP, PP and DP degrees as typed: Forward and InputGrad over TP, WeightGrad over DP.
+    Degrees { tp: String, pp: String, dp: String },
+    /// LIBRA's communicator YAML (Forward, InputGrad, WeightGrad vectors, -1 unused).
+    LibraYaml(String),
+}
+
+/// An ASTRA-sim 1.0 workload text (LIBRA's format), named `name`, with its groups on `net`.
+pub fn import_workload(
+    name: &str,
+    text: &str,
+    groups: &GroupsSource,
+    net: &Network,
+) -> Result<WorkloadSpec, String> {
+    let workload = astra_text::parse(text).map_err(|e| format!("workload text: {e}"))?;
+    let communicator = match groups {
+        GroupsSource::LibraYaml(yaml) => {
+            communicator_from_yaml(yaml, net).map_err(|e| format!("communicator YAML: {e}"))?
+        }
+        GroupsSource::Degrees { tp, pp, dp } => {
+            let degree = |label: &str, t: &str| {
+                t.trim()
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|v| *v >= 1)
+                    .ok_or_else(|| {
+                        format!("{label}: expected a whole number ≥ 1, got \"{}\"", t.trim())
+                    })
+            };
+            let p = Parallelism {
+                tp: degree("TP", tp)?,
+                pp: degree("PP", pp)?,
+                dp: degree("DP", dp)?,
+            };
+            let m = p.map_onto(net).map_err(|e| e.to_string())?;
+            Communicator {
+                forward: m.tp.clone(),
+                input_grad: m.tp,
+                weight_grad: m.dp,
+            }
+        }
+    };
+    let name = name.trim();
+    Ok(WorkloadSpec {
+        name: if name.is_empty() {
+            "imported".into()
+        } else {
+            name.into()
+        },
+        weight: 1.0,
+        workload,
+        communicator,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::{self, LibraNetwork, LibraWorkload};
+
+    #[test]
+    fn the_transformer_form_reads_back_and_builds_gpt3() {
+        let t = Transformer::gpt3();
+        let f = TransformerForm::of(&t);
+        assert_eq!(f.read(), Ok(t.clone()));
+        let net = presets::libra_4d_network();
+        let spec = f.build(&net).unwrap();
+        assert_eq!(spec, {
+            let mut s = t.build(&net).unwrap();
+            s.name = "GPT-3 175B".into();
+            s
+        });
+        let mut bad = f.clone();
+        bad.values[3] = "x".into();
+        assert_eq!(
+            bad.read().unwrap_err(),
+            "attention heads (a multiple of TP): expected a whole number ≥ 1, got \"x\""
+        );
+        bad.values[3] = "95".into();
+        assert!(bad.build(&net).unwrap_err().contains("multiple of TP"));
+    }
+
+    #[test]
+    fn an_imported_libra_file_equals_the_preset() {
+        let net = LibraNetwork::D4.network();
+        let want = LibraWorkload::Gpt3.spec(LibraNetwork::D4);
+        let text = include_str!("../../data/libra-inputs/workload/GPT_3.txt");
+        let yaml = include_str!("../../data/libra-inputs/communicator/GPT_3_4d.yml");
+        let got =
+            import_workload("GPT_3", text, &GroupsSource::LibraYaml(yaml.into()), &net).unwrap();
+        assert_eq!(got, want);
+        // By degrees: TP 16 (dims 1-2), DP 256 (the rest) is LIBRA's GPT-3 layout.
+        let degrees = GroupsSource::Degrees {
+            tp: "16".into(),
+            pp: "1".into(),
+            dp: "256".into(),
+        };
+        let got = import_workload("GPT_3", text, &degrees, &net).unwrap();
+        assert_eq!(got.communicator, want.communicator);
+        // Errors name what is wrong.
+        let e = import_workload("x", "garbage", &degrees, &net).unwrap_err();
+        assert!(e.starts_with("workload text:"), "{e}");
+        let odd = GroupsSource::Degrees {
+            tp: "3".into(),
+            pp: "1".into(),
+            dp: "256".into(),
+        };
+        assert!(import_workload("x", text, &odd, &net)
+            .unwrap_err()
+            .contains("NPUs"));
+    }
+}

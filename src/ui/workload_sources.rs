@@ -1,0 +1,248 @@
+//! Custom workloads: built from a transformer description (TP/PP/DP laid onto the network), or an
+//! ASTRA-sim text file (picked or pasted) with its parallelism or LIBRA's communicator YAML. The
+//! staging fields live here; reading and building is `form::workload_source`.
+
+use super::browser;
+use super::studio::Studio;
+use crate::form::workload_source::{
+    import_workload, GroupsSource, TransformerForm, TRANSFORMER_FIELDS,
+};
+use crate::model::builder::{DpCollective, Transformer};
+use leptos::html::Input;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+fn network_or_message(studio: Studio) -> Result<crate::model::Network, String> {
+    studio
+        .form
+        .with_untracked(|f| f.typed_network())
+        .ok_or_else(|| "fix the network's NPU counts first".to_string())
+}
+
+/// The transformer builder.
+#[component]
+pub fn TransformerBuilder(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    let form = RwSignal::new(TransformerForm::of(&Transformer::gpt3()));
+    let message = RwSignal::new(None::<Result<String, String>>);
+    let add = move |_| {
+        let result =
+            network_or_message(studio).and_then(|net| form.with_untracked(|f| f.build(&net)));
+        message.set(Some(match result {
+            Ok(spec) => {
+                let text = format!(
+                    "added \"{}\" ({} layers)",
+                    spec.name,
+                    spec.workload.layers.len()
+                );
+                studio.restructure(|f| f.add_spec(spec));
+                Ok(text)
+            }
+            Err(e) => Err(e),
+        }));
+    };
+    let initial = form.get_untracked();
+    view! {
+        <details class="source" data-testid="builder">
+            <summary>"Build one from a transformer (GPT-3 175B as the example)"</summary>
+            <div class="builder-grid">
+                <label>
+                    "name"
+                    <input
+                        type="text"
+                        data-testid="builder-name"
+                        prop:value=initial.name.clone()
+                        on:input=move |ev| {
+                            let v = event_target_value(&ev);
+                            form.update(|f| f.name = v);
+                        }
+                    />
+                </label>
+                {TRANSFORMER_FIELDS
+                    .iter()
+                    .enumerate()
+                    .map(|(i, label)| {
+                        view! {
+                            <label>
+                                {*label}
+                                <input
+                                    type="text"
+                                    inputmode="decimal"
+                                    data-testid=format!("builder-{i}")
+                                    prop:value=initial.values[i].clone()
+                                    on:input=move |ev| {
+                                        let v = event_target_value(&ev);
+                                        form.update(|f| f.values[i] = v);
+                                    }
+                                />
+                            </label>
+                        }
+                    })
+                    .collect_view()}
+                <label>
+                    "gradients over DP"
+                    <select on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        form.update(|f| {
+                            f.dp_collective = if v == "rs-ag" {
+                                DpCollective::ReduceScatterAllGather
+                            } else {
+                                DpCollective::AllReduce
+                            }
+                        });
+                    }>
+                        <option value="ar" selected=true>"all-reduce"</option>
+                        <option value="rs-ag">"reduce-scatter + all-gather (ZeRO)"</option>
+                    </select>
+                </label>
+            </div>
+            <p class="hint">
+                "TP lies on the innermost dimensions, then PP, then DP; TP × PP × DP must equal the NPU count."
+            </p>
+            <button type="button" data-testid="builder-add" on:click=add>"Add this workload"</button>
+            <SourceMessage message />
+        </details>
+    }
+}
+
+/// The outcome of the last add: what was added, or why not.
+#[component]
+fn SourceMessage(
+    /// None before any attempt.
+    message: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
+    move || {
+        message.get().map(|m| match m {
+            Ok(text) => view! { <span class="confirm" role="status">{text}</span> }.into_any(),
+            Err(e) => view! { <span class="field-error" role="alert" data-testid="source-error">{e}</span> }
+                .into_any(),
+        })
+    }
+}
+
+/// The ASTRA-sim / LIBRA importer.
+#[component]
+pub fn WorkloadImport(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    let name = RwSignal::new(String::new());
+    let text = RwSignal::new(String::new());
+    let by_yaml = RwSignal::new(false);
+    let degrees = RwSignal::new(("1".to_string(), "1".to_string(), "4096".to_string()));
+    let yaml = RwSignal::new(String::new());
+    let message = RwSignal::new(None::<Result<String, String>>);
+    let picker = NodeRef::<Input>::new();
+    let pick = move |_| {
+        let Some(input) = picker.get_untracked() else {
+            return;
+        };
+        spawn_local(async move {
+            match browser::read_picked(&input).await {
+                Ok((file, content)) => {
+                    let stem = file
+                        .rsplit_once('.')
+                        .map_or(file.as_str(), |(s, _)| s)
+                        .to_string();
+                    name.set(stem);
+                    text.set(content);
+                }
+                Err(e) => message.set(Some(Err(e))),
+            }
+        });
+    };
+    let add = move |_| {
+        let groups = if by_yaml.get_untracked() {
+            GroupsSource::LibraYaml(yaml.get_untracked())
+        } else {
+            let (tp, pp, dp) = degrees.get_untracked();
+            GroupsSource::Degrees { tp, pp, dp }
+        };
+        let result = network_or_message(studio).and_then(|net| {
+            import_workload(&name.get_untracked(), &text.get_untracked(), &groups, &net)
+        });
+        message.set(Some(match result {
+            Ok(spec) => {
+                let t = format!(
+                    "added \"{}\" ({} layers)",
+                    spec.name,
+                    spec.workload.layers.len()
+                );
+                studio.restructure(|f| f.add_spec(spec));
+                Ok(t)
+            }
+            Err(e) => Err(e),
+        }));
+    };
+    let degree = move |label: &'static str, k: usize| {
+        view! {
+            <label class="inline">
+                {label}
+                <input
+                    type="text"
+                    inputmode="numeric"
+                    class="short"
+                    data-testid=format!("import-{}", label.to_lowercase())
+                    prop:value=move || {
+                        let d = degrees.get();
+                        [d.0, d.1, d.2][k].clone()
+                    }
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        degrees.update(|d| match k {
+                            0 => d.0 = v,
+                            1 => d.1 = v,
+                            _ => d.2 = v,
+                        });
+                    }
+                />
+            </label>
+        }
+    };
+    view! {
+        <details class="source" data-testid="import">
+            <summary>"Import an ASTRA-sim workload (LIBRA's text format)"</summary>
+            <div class="field-row">
+                <label class="button">
+                    "Choose a file…"
+                    <input type="file" class="sr-only" accept=".txt,text/plain" node_ref=picker on:change=pick />
+                </label>
+                <label>
+                    "name "
+                    <input type="text" data-testid="import-name" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                </label>
+                <textarea
+                    rows="4"
+                    spellcheck="false"
+                    data-testid="import-text"
+                    placeholder="…or paste the workload text here (one layer per line: name, -1, compute ns, collective, bytes, … )"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                ></textarea>
+            </div>
+            <div class="field-row">
+                <label class="inline">
+                    <input type="checkbox" on:change=move |ev| by_yaml.set(event_target_checked(&ev)) />
+                    " groups from LIBRA's communicator YAML instead of TP/PP/DP"
+                </label>
+                <Show
+                    when=move || by_yaml.get()
+                    fallback=move || view! { <div class="inline">{degree("TP", 0)} {degree("PP", 1)} {degree("DP", 2)}</div> }
+                >
+                    <textarea
+                        rows="4"
+                        spellcheck="false"
+                        data-testid="import-yaml"
+                        placeholder="Forward: [4, 4, -1, -1]"
+                        prop:value=move || yaml.get()
+                        on:input=move |ev| yaml.set(event_target_value(&ev))
+                    ></textarea>
+                </Show>
+            </div>
+            <button type="button" data-testid="import-add" on:click=add>"Add this workload"</button>
+            <SourceMessage message />
+        </details>
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::{palette, ChartStyle};
 use crate::format::duration_ns;
+use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -47,6 +48,34 @@ pub fn trimmed(v: f64, digits: usize) -> String {
     }
 }
 
+/// Axis marks at 1, 2 and 5 times the powers of ten between `lo` and `hi` (only 1s when that would
+/// crowd the axis).
+pub fn nice_log_points(lo: f64, hi: f64) -> Vec<f64> {
+    if !(lo > 0.0 && hi > lo && hi.is_finite()) {
+        return Vec::new();
+    }
+    let decades = (hi / lo).log10();
+    let steps: &[f64] = if decades > 4.0 {
+        &[1.0]
+    } else if decades > 2.0 {
+        &[1.0, 3.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let mut out = Vec::new();
+    let mut p = 10f64.powf(lo.log10().floor());
+    while p <= hi {
+        for m in steps {
+            let v = p * m;
+            if v >= lo && v <= hi {
+                out.push(v);
+            }
+        }
+        p *= 10.0;
+    }
+    out
+}
+
 fn bounds(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = values
         .filter(|v| v.is_finite() && *v > 0.0)
@@ -76,7 +105,10 @@ pub fn draw_front<DB: DrawingBackend>(
         area.present()?;
         return Ok(Vec::new());
     };
-    let x = (x0 / 1.15..x1 * 1.15).log_scale();
+    let (xa, xb) = (x0 / 1.15, x1 * 1.15);
+    let x = (xa..xb)
+        .log_scale()
+        .with_key_points(nice_log_points(xa, xb));
     if y1 / y0 > 10.0 {
         plot(area, data, style, x, (y0 / 1.1..y1 * 1.1).log_scale())
     } else {
@@ -120,7 +152,7 @@ where
         .axis_desc_style(("sans-serif", style.font(13.0)))
         .x_label_formatter(&|v| short_usd(*v))
         .y_label_formatter(&|v| trimmed(*v, 4))
-        .x_labels(12)
+        .x_labels(30)
         .y_labels(6)
         .draw()?;
     let pts: Vec<(f64, f64)> = data
@@ -248,6 +280,17 @@ mod tests {
         assert!(draw_front(&area, &empty, &ChartStyle::default())
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn log_axis_marks() {
+        assert_eq!(nice_log_points(2.1e6, 1.5e8), vec![5e6, 1e7, 2e7, 5e7, 1e8]);
+        assert_eq!(
+            nice_log_points(1e6, 5e8),
+            vec![1e6, 3e6, 1e7, 3e7, 1e8, 3e8]
+        );
+        assert_eq!(nice_log_points(1.5e6, 1.1e7), vec![2e6, 5e6, 1e7]);
+        assert!(nice_log_points(0.0, 1.0).is_empty());
     }
 
     #[test]

@@ -80,7 +80,13 @@ pub(crate) fn dimension_frame<'a, DB: plotters::prelude::DrawingBackend>(
             SegmentValue::CenterOf(i) => labels.get(*i as usize).cloned().unwrap_or_default(),
             _ => String::new(),
         })
-        .y_label_formatter(&|y| format!("{y:.1}"))
+        .y_label_formatter(&|y| {
+            if top >= 20.0 {
+                format!("{y:.0}")
+            } else {
+                front::trimmed(*y, 2)
+            }
+        })
         .draw()?;
     Ok(chart)
 }

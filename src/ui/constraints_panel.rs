@@ -169,6 +169,18 @@ pub fn ConstraintsPanel(
                             })}
                     </div>
                 </div>
+                <label class="inline model-option">
+                    <input
+                        type="checkbox"
+                        data-testid="latency"
+                        prop:checked=f.model.latency
+                        on:change=move |ev| {
+                            let on = event_target_checked(&ev);
+                            studio.edit(|f| f.model.latency = on);
+                        }
+                    />
+                    " add each dimension's latency per collective step (off in LIBRA-compatible mode)"
+                </label>
                 <FieldMessage studio field=Field::Model />
             </section>
         }

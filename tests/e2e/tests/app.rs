@@ -245,6 +245,12 @@ fn dimensions_are_added_removed_and_reordered() {
         b.select("workload-preset", "Turing_NLG").await;
         form.set_preset_workload(0, libra_studio::presets::LibraWorkload::TuringNlg);
         shows(&b, &native(&form.to_scenario().unwrap())).await;
+        // Latency per step, counted once the model option is on.
+        b.type_into("dim-latency-4", "2000").await;
+        b.click("latency").await;
+        form.dims[3].latency = "2000".into();
+        form.model.latency = true;
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
         b.screenshot("app-dims").await;
         b.assert_no_errors().await;
         b.close().await;

@@ -64,6 +64,43 @@ impl Form {
         });
     }
 
+    /// Replace the network (and the cost tiers, when given), as from LIBRA's YAML files: bounds
+    /// and latencies start empty, preset workloads are fitted to the new shape, the other workloads'
+    /// groups keep their first dimensions (the form then marks any that no longer fit).
+    pub fn set_network(&mut self, net: &Network, costs: Option<&crate::model::CostModel>) {
+        self.dims = net
+            .dims
+            .iter()
+            .map(|d| DimForm {
+                topology: d.topology,
+                npus: d.npus.to_string(),
+                tier: d.tier.clone(),
+                latency: String::new(),
+                min: String::new(),
+                max: String::new(),
+            })
+            .collect();
+        if let Some(c) = costs {
+            self.tiers = super::Form::from_scenario(&crate::model::Scenario {
+                costs: c.clone(),
+                ..crate::presets::default_scenario()
+            })
+            .tiers;
+        }
+        let dims = net.dims.len();
+        for i in 0..self.workloads.len() {
+            match self.preset_of(i) {
+                Some(p) => self.workloads[i].spec = self.preset_workload(p).spec,
+                None => {
+                    let c = &mut self.workloads[i].spec.communicator;
+                    for g in [&mut c.forward, &mut c.input_grad, &mut c.weight_grad] {
+                        g.resize(dims, None);
+                    }
+                }
+            }
+        }
+    }
+
     pub fn add_tier(&mut self) {
         let name = (1..)
             .map(|k| format!("Tier{k}"))
@@ -279,6 +316,22 @@ mod tests {
         let again = study(&f.to_scenario().unwrap()).unwrap();
         let rel = (again.evaluation.time_ns - p.time_ns).abs() / p.time_ns;
         assert!(rel < 2e-6, "{rel:e}");
+    }
+
+    #[test]
+    fn libra_yaml_networks_replace_the_shape_and_refit_presets() {
+        let mut f = default_form();
+        f.dims[0].min = "5".into();
+        let d3 = LibraNetwork::D3;
+        f.set_network(&d3.network(), Some(&d3.cost_model()));
+        let sc = f.to_scenario().unwrap();
+        assert_eq!(sc.network, d3.network());
+        assert_eq!(sc.costs, d3.cost_model());
+        assert_eq!(
+            sc.workloads[0].communicator,
+            LibraWorkload::Gpt3.spec(d3).communicator
+        );
+        assert!(sc.constraints.min_gbps.is_empty());
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod browser;
 mod chart_canvas;
 mod constraints_panel;
 mod fields;
+mod network_import;
 mod network_panel;
 mod results_panel;
 mod shape_drawing;

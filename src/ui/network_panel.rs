@@ -2,6 +2,7 @@
 //! bandwidth bounds), the total NPU count, a small drawing of the shape, and the cost tiers.
 
 use super::fields::{field_input, FieldMessage};
+use super::network_import::NetworkImport;
 use super::shape_drawing::ShapeDrawing;
 use super::studio::Studio;
 use crate::form::Field;
@@ -288,6 +289,7 @@ pub fn NetworkPanel(
                 "Dimension 1 is the innermost (e.g. chiplets); the last is the outermost (e.g. pods). "
                 "Bandwidths are per NPU, in GB/s; empty bounds mean none."
             </p>
+            <NetworkImport studio />
             <details class="tiers">
                 <summary>"Cost tiers ($ per GB/s; defaults are LIBRA's)"</summary>
                 <div class="table-scroll">

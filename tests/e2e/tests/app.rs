@@ -507,3 +507,73 @@ fn workloads_are_built_from_a_transformer_and_imported_from_astra_sim_text() {
         b.close().await;
     });
 }
+
+#[test]
+fn libra_yaml_networks_and_scenario_json_files_are_imported() {
+    run(LIMIT, async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+
+        // LIBRA's 3D network and cost model, pasted: the GPT-3 preset follows with LIBRA's 3D groups.
+        b.js("document.querySelector('[data-testid=network-import]').open = true; return true;")
+            .await;
+        let paste = |id: &str, text: &str| {
+            format!(
+                "const t = document.querySelector('[data-testid={id}]'); t.value = {};
+                 t.dispatchEvent(new Event('input', {{ bubbles: true }})); return true;",
+                serde_json::to_string(text).unwrap()
+            )
+        };
+        b.js(&paste(
+            "network-yaml",
+            "Topology: [ Ring ]\nNpusCount: [ 1 ]\nCostDimension: [ X ]",
+        ))
+        .await;
+        b.click("network-import-apply").await;
+        let e = b.text("network-import-error").await;
+        assert!(e.contains("NpusCount"), "{e}");
+        let d = "../../data/libra-inputs";
+        let root = e2e::root();
+        let read =
+            |p: &str| std::fs::read_to_string(root.join("tests/e2e").join(d).join(p)).unwrap();
+        b.js(&paste("network-yaml", &read("network/3d_network.yml")))
+            .await;
+        b.js(&paste("cost-yaml", &read("cost_model/3d_cost_model.yml")))
+            .await;
+        b.click("network-import-apply").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        assert_eq!(b.count("dim-row").await, 3);
+        let mut want =
+            presets::libra_scenario(presets::LibraWorkload::Gpt3, presets::LibraNetwork::D3);
+        want.name = presets::default_scenario().name;
+        shows(&b, &native(&want)).await;
+
+        // A scenario JSON file, picked with the file input.
+        let mut sc =
+            presets::libra_scenario(presets::LibraWorkload::Dlrm, presets::LibraNetwork::D4);
+        sc.constraints.total_bw = Some(TotalBandwidth::Equal(320.0));
+        let path =
+            std::env::temp_dir().join(format!("libra-e2e-import-{}.json", std::process::id()));
+        std::fs::write(&path, sc.to_json()).unwrap();
+        b.wait_testid("import-json")
+            .await
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        shows(&b, &native(&sc)).await;
+        // A file that is not a scenario: the banner says so, the scenario stays.
+        std::fs::write(&path, "{\"name\": 3}").unwrap();
+        b.wait_testid("import-json")
+            .await
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        let e = b.text("error-banner").await;
+        assert!(e.contains("is not a libra-studio scenario"), "{e}");
+        shows(&b, &native(&sc)).await;
+        std::fs::remove_file(&path).unwrap();
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

@@ -211,23 +211,7 @@ pub fn pareto(args: &[String]) -> Result<String, Failure> {
     let problem = compile(&sc).map_err(Failure::input)?;
     let front = sweep_pareto(&problem, &budget_range(lo, hi, n), &opts).map_err(Failure::input)?;
     if args.flag("csv") {
-        let dims = problem.dims;
-        let mut out = String::from("budget_usd,time_ns,cost_usd,gap");
-        for d in 1..=dims {
-            out.push_str(&format!(",bw{d}_gbps"));
-        }
-        out.push('\n');
-        for p in &front.points {
-            out.push_str(&format!(
-                "{},{},{},{}",
-                p.budget_usd, p.time_ns, p.cost_usd, p.gap
-            ));
-            for b in &p.bw_gbps {
-                out.push_str(&format!(",{b}"));
-            }
-            out.push('\n');
-        }
-        return Ok(out);
+        return Ok(front.to_csv(problem.dims));
     }
     Ok(serde_json::to_string_pretty(&json!({
         "scenario": sc.name,

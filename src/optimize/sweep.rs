@@ -24,6 +24,29 @@ pub struct Front {
     pub infeasible_budgets: Vec<f64>,
 }
 
+impl Front {
+    /// The front as CSV: budget, time, cost, certified gap, then the bandwidth of each of `dims`
+    /// dimensions; one row per design.
+    pub fn to_csv(&self, dims: usize) -> String {
+        let mut out = String::from("budget_usd,time_ns,cost_usd,gap");
+        for d in 1..=dims {
+            out.push_str(&format!(",bw{d}_gbps"));
+        }
+        out.push('\n');
+        for p in &self.points {
+            out.push_str(&format!(
+                "{},{},{},{}",
+                p.budget_usd, p.time_ns, p.cost_usd, p.gap
+            ));
+            for b in &p.bw_gbps {
+                out.push_str(&format!(",{b}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
 /// `n` budgets from `lo` to `hi`, evenly spaced on a log scale (`n = 1` gives `lo`).
 pub fn budget_range(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     match n {

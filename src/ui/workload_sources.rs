@@ -2,21 +2,36 @@
 //! ASTRA-sim text file (picked or pasted) with its parallelism or LIBRA's communicator YAML. The
 //! staging fields live here; reading and building is `form::workload_source`.
 
-use super::browser;
+use super::network_import::TextSource;
 use super::studio::Studio;
 use crate::form::workload_source::{
     import_workload, GroupsSource, TransformerForm, TRANSFORMER_FIELDS,
 };
 use crate::model::builder::{DpCollective, Transformer};
-use leptos::html::Input;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 
 fn network_or_message(studio: Studio) -> Result<crate::model::Network, String> {
     studio
         .form
         .with_untracked(|f| f.typed_network())
         .ok_or_else(|| "fix the network's NPU counts first".to_string())
+}
+
+/// Add the workload `result` holds and say so in `message`, or say why not.
+fn add_and_report(
+    studio: Studio,
+    message: RwSignal<Option<Result<String, String>>>,
+    result: Result<crate::model::scenario::WorkloadSpec, String>,
+) {
+    message.set(Some(result.map(|spec| {
+        let text = format!(
+            "added \"{}\" ({} layers)",
+            spec.name,
+            spec.workload.layers.len()
+        );
+        studio.restructure(|f| f.add_spec(spec));
+        text
+    })));
 }
 
 /// The transformer builder.
@@ -30,18 +45,7 @@ pub fn TransformerBuilder(
     let add = move |_| {
         let result =
             network_or_message(studio).and_then(|net| form.with_untracked(|f| f.build(&net)));
-        message.set(Some(match result {
-            Ok(spec) => {
-                let text = format!(
-                    "added \"{}\" ({} layers)",
-                    spec.name,
-                    spec.workload.layers.len()
-                );
-                studio.restructure(|f| f.add_spec(spec));
-                Ok(text)
-            }
-            Err(e) => Err(e),
-        }));
+        add_and_report(studio, message, result);
     };
     let initial = form.get_untracked();
     view! {
@@ -134,25 +138,6 @@ pub fn WorkloadImport(
     let degrees = RwSignal::new(("1".to_string(), "1".to_string(), "4096".to_string()));
     let yaml = RwSignal::new(String::new());
     let message = RwSignal::new(None::<Result<String, String>>);
-    let picker = NodeRef::<Input>::new();
-    let pick = move |_| {
-        let Some(input) = picker.get_untracked() else {
-            return;
-        };
-        spawn_local(async move {
-            match browser::read_picked(&input).await {
-                Ok((file, content)) => {
-                    let stem = file
-                        .rsplit_once('.')
-                        .map_or(file.as_str(), |(s, _)| s)
-                        .to_string();
-                    name.set(stem);
-                    text.set(content);
-                }
-                Err(e) => message.set(Some(Err(e))),
-            }
-        });
-    };
     let add = move |_| {
         let groups = if by_yaml.get_untracked() {
             GroupsSource::LibraYaml(yaml.get_untracked())
@@ -163,18 +148,7 @@ pub fn WorkloadImport(
         let result = network_or_message(studio).and_then(|net| {
             import_workload(&name.get_untracked(), &text.get_untracked(), &groups, &net)
         });
-        message.set(Some(match result {
-            Ok(spec) => {
-                let t = format!(
-                    "added \"{}\" ({} layers)",
-                    spec.name,
-                    spec.workload.layers.len()
-                );
-                studio.restructure(|f| f.add_spec(spec));
-                Ok(t)
-            }
-            Err(e) => Err(e),
-        }));
+        add_and_report(studio, message, result);
     };
     let degree = move |label: &'static str, k: usize| {
         view! {
@@ -205,22 +179,20 @@ pub fn WorkloadImport(
         <details class="source" data-testid="import">
             <summary>"Import an ASTRA-sim workload (LIBRA's text format)"</summary>
             <div class="field-row">
-                <label class="button">
-                    "Choose a file…"
-                    <input type="file" class="sr-only" accept=".txt,text/plain" node_ref=picker on:change=pick />
-                </label>
                 <label>
                     "name "
-                    <input type="text" data-testid="import-name" prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                    <input
+                        type="text"
+                        data-testid="import-name"
+                        prop:value=move || name.get()
+                        on:input=move |ev| name.set(event_target_value(&ev))
+                    />
                 </label>
-                <textarea
-                    rows="4"
-                    spellcheck="false"
-                    data-testid="import-text"
-                    placeholder="…or paste the workload text here (one layer per line: name, -1, compute ns, collective, bytes, … )"
-                    prop:value=move || text.get()
-                    on:input=move |ev| text.set(event_target_value(&ev))
-                ></textarea>
+                <TextSource
+                    text
+                    testid="import-text"
+                    placeholder="…or paste the workload text here (one layer per line: name, -1, compute ns, collective, bytes, …)"
+                />
             </div>
             <div class="field-row">
                 <label class="inline">
@@ -231,14 +203,7 @@ pub fn WorkloadImport(
                     when=move || by_yaml.get()
                     fallback=move || view! { <div class="inline">{degree("TP", 0)} {degree("PP", 1)} {degree("DP", 2)}</div> }
                 >
-                    <textarea
-                        rows="4"
-                        spellcheck="false"
-                        data-testid="import-yaml"
-                        placeholder="Forward: [4, 4, -1, -1]"
-                        prop:value=move || yaml.get()
-                        on:input=move |ev| yaml.set(event_target_value(&ev))
-                    ></textarea>
+                    <TextSource text=yaml testid="import-yaml" placeholder="Forward: [4, 4, -1, -1]" />
                 </Show>
             </div>
             <button type="button" data-testid="import-add" on:click=add>"Add this workload"</button>

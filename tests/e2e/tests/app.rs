@@ -415,7 +415,7 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         let (name, csv) = file(3);
         assert_eq!(name, "pareto-front.csv");
         let csv = String::from_utf8(csv).unwrap();
-        assert!(csv.starts_with("budget_usd,cost_usd,time_ns,gap,bw1_gbps"));
+        assert!(csv.starts_with("budget_usd,time_ns,cost_usd,gap,bw1_gbps"));
         assert_eq!(
             csv.lines().count(),
             libra_studio::optimize::study::FRONT_POINTS + 1

@@ -458,7 +458,8 @@ mod tests {
         }];
         let e = sc.instance().unwrap_err().to_string();
         assert_eq!(e, "jobs[0] flow 0 (host 0 on ToR 0 to host 2 on ToR 1): no live spine connects the two ToRs");
-        let cases: Vec<(Box<dyn Fn(&mut RouteScenario)>, &str)> = vec![
+        type Edit = Box<dyn Fn(&mut RouteScenario)>;
+        let cases: Vec<(Edit, &str)> = vec![
             (
                 Box::new(|s| s.hosts[1].tor = 5),
                 "hosts[1].tor: ToR 5 does not exist (the fabric has 2: 0 to 1)",

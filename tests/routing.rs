@@ -231,10 +231,10 @@ fn rates_are_feasible_max_min_fair_and_the_min_is_a_link_share() {
                 }
             }
             // 1. Conservation.
-            for e in 0..sum.len() {
-                if sum[e] > 0.0 {
+            for (e, total) in sum.iter().enumerate() {
+                if *total > 0.0 {
                     assert!(
-                        sum[e] <= cap(e) * (1.0 + 1e-9),
+                        *total <= cap(e) * (1.0 + 1e-9),
                         "case {case}: link {e} over"
                     );
                 }

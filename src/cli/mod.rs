@@ -5,6 +5,7 @@ mod evaluate;
 mod inputs;
 mod optimize;
 mod permalink;
+mod route;
 
 use crate::presets;
 use std::io::Write;
@@ -19,6 +20,10 @@ Commands:
   optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
+  route      route a Clos scenario (JSON, see ROUTING.md) with --algorithm ecmp|greedy|
+             greedy-capacity-aware, and print its link loads, max-min rates and All-Reduce times
+  route-scenario  a generated routing scenario: --tors --spines --hosts-per-tor --jobs --ring-size
+             --failed-spines --failed-links --seed --chunk-bytes
   permalink  the URL fragment (#v1=...) that opens a scenario in the app; --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
 
@@ -93,6 +98,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some("optimize") => optimize::optimize(rest),
         Some("pareto") => optimize::pareto(rest),
         Some("permalink") => permalink::permalink(rest),
+        Some("route") => route::route(rest),
+        Some("route-scenario") => route::route_scenario(rest),
         Some("network") => Ok(describe_default_network()),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };

@@ -4,6 +4,7 @@
 
 pub mod algorithms;
 pub mod fluid;
+pub mod generate;
 pub mod metrics;
 pub mod rates;
 pub mod scenario;

@@ -1,0 +1,195 @@
+//! Realistic routing scenarios, seeded: jobs placed as a cluster scheduler would (each job a
+//! contiguous block of hosts in ToR order: whole ToRs plus a partial one at the ends), data-parallel
+//! rings that join the same rank of every replica (so rings cross ToRs), and a given number of
+//! failed spines and failed ToR-spine links (none that would leave a flow without a path).
+
+use super::algorithms::splitmix64;
+use super::scenario::{ClosNetwork, Host, Job, LinkKind, LinkRef, RouteScenario};
+
+/// What to generate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    pub tors: u32,
+    pub spines: u32,
+    pub hosts_per_tor: u32,
+    pub jobs: u32,
+    /// Hosts per ring (the data-parallel degree).
+    pub ring_size: u32,
+    pub failed_spines: u32,
+    pub failed_links: u32,
+    pub seed: u64,
+    pub chunk_bytes: f64,
+}
+
+impl Default for Placement {
+    /// 8 ToRs of 8 hosts under 4 spines, 3 jobs, rings of 4, 64 MB chunks, no failures.
+    fn default() -> Self {
+        Placement {
+            tors: 8,
+            spines: 4,
+            hosts_per_tor: 8,
+            jobs: 3,
+            ring_size: 4,
+            failed_spines: 0,
+            failed_links: 0,
+            seed: 1,
+            chunk_bytes: 64e6,
+        }
+    }
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(1);
+        splitmix64(self.0) % n.max(1)
+    }
+}
+
+/// Generate the scenario, or say which setting cannot be met.
+pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
+    if p.tors == 0 || p.spines == 0 || p.hosts_per_tor == 0 || p.jobs == 0 {
+        return Err("tors, spines, hosts-per-tor and jobs must all be at least 1".into());
+    }
+    if p.ring_size < 2 {
+        return Err(format!("ring-size must be at least 2, got {}", p.ring_size));
+    }
+    if p.failed_spines >= p.spines {
+        return Err(format!(
+            "failed-spines ({}) must leave at least one of the {} spines",
+            p.failed_spines, p.spines
+        ));
+    }
+    let total = p.tors * p.hosts_per_tor;
+    // Equal jobs, each a multiple of the ring size, using as many hosts as fit.
+    let per_job = total / p.jobs / p.ring_size * p.ring_size;
+    if per_job < p.ring_size {
+        return Err(format!(
+            "{} jobs with rings of {} need {} hosts; the fabric has {total}",
+            p.jobs,
+            p.ring_size,
+            p.jobs * p.ring_size
+        ));
+    }
+    let mut rng = Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let hosts: Vec<Host> = (0..total)
+        .map(|i| Host {
+            id: i,
+            tor: i / p.hosts_per_tor,
+        })
+        .collect();
+    // Leave the idle hosts at a random place: the first job starts after a random offset.
+    let spare = total - per_job * p.jobs;
+    let offset = rng.below(u64::from(spare) + 1) as u32;
+    let jobs: Vec<Job> = (0..p.jobs)
+        .map(|j| {
+            let first = offset + j * per_job;
+            let replicas = p.ring_size;
+            let rank_count = per_job / replicas;
+            let rings = (0..rank_count)
+                .map(|rank| {
+                    (0..replicas)
+                        .map(|r| first + r * rank_count + rank)
+                        .collect()
+                })
+                .collect();
+            Job {
+                name: format!("job{j}"),
+                chunk_bytes: p.chunk_bytes,
+                rings,
+                model_hint: None,
+            }
+        })
+        .collect();
+    let mut spines: Vec<u32> = (0..p.spines).collect();
+    let mut failed_spines = Vec::new();
+    for _ in 0..p.failed_spines {
+        let k = rng.below(spines.len() as u64) as usize;
+        failed_spines.push(spines.remove(k));
+    }
+    failed_spines.sort_unstable();
+    let mut sc = RouteScenario {
+        network: ClosNetwork {
+            num_spines: p.spines,
+            num_tors: p.tors,
+            link_gbps: 100.0,
+            nic_gbps: 100.0,
+            failed_spines,
+            failed_links: Vec::new(),
+            link_capacity_overrides: Vec::new(),
+        },
+        hosts,
+        jobs,
+    };
+    let mut tries = 0;
+    while (sc.network.failed_links.len() as u32) < p.failed_links {
+        tries += 1;
+        if tries > 100 * (p.failed_links + 1) {
+            return Err(format!(
+                "cannot fail {} links and keep a path for every flow",
+                p.failed_links
+            ));
+        }
+        let link = LinkRef {
+            kind: if rng.below(2) == 0 {
+                LinkKind::Up
+            } else {
+                LinkKind::Down
+            },
+            tor: rng.below(u64::from(p.tors)) as u32,
+            spine: spines[rng.below(spines.len() as u64) as usize],
+        };
+        if sc.network.failed_links.contains(&link) {
+            continue;
+        }
+        sc.network.failed_links.push(link);
+        if sc.instance().is_err() {
+            sc.network.failed_links.pop();
+        }
+    }
+    sc.instance().map_err(|e| e.to_string())?;
+    Ok(sc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_placement() {
+        let sc = generate(&Placement::default()).unwrap();
+        let inst = sc.instance().unwrap();
+        // 64 hosts, 3 jobs of 20 (rings of 4: 5 rings each), 4 hosts idle.
+        assert_eq!(sc.jobs.len(), 3);
+        assert!(sc
+            .jobs
+            .iter()
+            .all(|j| j.rings.len() == 5 && j.rings.iter().all(|r| r.len() == 4)));
+        assert_eq!(inst.flows.len(), 60);
+        // Rings join the same rank of each replica: members 5 hosts apart.
+        let r = &sc.jobs[0].rings[0];
+        assert!(r.windows(2).all(|w| w[1] - w[0] == 5));
+        // Seeded: the same input gives the same scenario; failures as asked.
+        let p = Placement {
+            failed_spines: 1,
+            failed_links: 3,
+            seed: 7,
+            ..Placement::default()
+        };
+        let a = generate(&p).unwrap();
+        assert_eq!(a, generate(&p).unwrap());
+        assert_eq!(a.network.failed_spines.len(), 1);
+        assert_eq!(a.network.failed_links.len(), 3);
+        assert!(generate(&Placement {
+            ring_size: 1,
+            ..Placement::default()
+        })
+        .is_err());
+        assert!(generate(&Placement {
+            failed_spines: 4,
+            ..Placement::default()
+        })
+        .is_err());
+    }
+}

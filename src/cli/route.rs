@@ -46,11 +46,7 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
         Algorithm::Ecmp => ("ecmp", ecmp(&inst)),
         Algorithm::Greedy => ("greedy", greedy(&inst)),
         Algorithm::GreedyCapacityAware => ("greedy-capacity-aware", greedy_capacity_aware(&inst)),
-        Algorithm::Optimal => return Err(Failure::Input(
-            "--algorithm optimal: the exact optimizer is not in this build yet (ecmp, greedy and \
-                 greedy-capacity-aware are)"
-                .into(),
-        )),
+        Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
     let mut out = serde_json::to_value(measure(&inst, &routing)).expect("metrics serialize");
@@ -68,6 +64,86 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
         let groups = group_order(&inst);
         obj.insert("visit_order".into(), json!(visit_order(&groups)));
         obj.insert("group_order".into(), json!(groups));
+    }
+    Ok(serde_json::to_string_pretty(&out).expect("json"))
+}
+
+/// `route --algorithm optimal [--objective O] [--node-budget N]`.
+fn optimal(
+    args: &Args,
+    sc: &RouteScenario,
+    inst: &crate::routing::Instance,
+) -> Result<String, Failure> {
+    use crate::routing::exact::{optimize, Objective};
+    let objective = choice(
+        "objective",
+        args.one("objective")?.unwrap_or("flow-lex"),
+        &[
+            ("flow-lex", Objective::FlowLex),
+            ("job-lex", Objective::JobLex),
+            ("min-max-link-load", Objective::MinMaxLinkLoad),
+            ("min-makespan", Objective::MinMakespan),
+        ],
+    )?;
+    let budget = match args.one("node-budget")? {
+        None => 10_000_000,
+        Some(t) => t
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| ArgError::Bad {
+                option: "node-budget".into(),
+                message: format!("expected a whole number of nodes, got \"{t}\""),
+            })?,
+    };
+    let t0 = std::time::Instant::now();
+    let opt = optimize(inst, objective, budget);
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let mut out = serde_json::to_value(measure(inst, &opt.routing)).expect("metrics serialize");
+    let obj = out.as_object_mut().expect("an object");
+    obj.insert("algorithm".into(), json!("optimal"));
+    obj.insert(
+        "objective".into(),
+        json!(args.one("objective")?.unwrap_or("flow-lex")),
+    );
+    obj.insert("proven".into(), json!(opt.proven));
+    obj.insert("bound".into(), json!(opt.bound));
+    obj.insert("nodes".into(), json!(opt.nodes));
+    obj.insert("optimize_ms".into(), json!(ms));
+    obj.insert(
+        "jobs".into(),
+        Value::from(sc.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
+    );
+    if objective == Objective::MinMaxLinkLoad {
+        let count = measure(inst, &opt.routing).max_link_load;
+        let normalized = optimize(inst, Objective::MinMaxNormalizedLoad, budget);
+        let loads = normalized.routing.loads(inst);
+        let ratio = loads
+            .iter()
+            .enumerate()
+            .filter(|(e, n)| **n > 0 && inst.fabric.is_spine_link(*e))
+            .map(|(e, n)| f64::from(*n) / inst.fabric.capacity[e].unwrap_or(f64::INFINITY))
+            .fold(0.0, f64::max);
+        // The NIC term: nic_gbps over the most flows on one NIC direction.
+        let mut per_nic = vec![0u32; 2 * inst.fabric.hosts.len()];
+        for f in &inst.flows {
+            per_nic[2 * f.src_index] += 1;
+            per_nic[2 * f.dst_index + 1] += 1;
+        }
+        let nic =
+            inst.fabric.nic_gbps / f64::from(per_nic.iter().copied().max().unwrap_or(1).max(1));
+        obj.insert("min_max_link_load_count".into(), json!(count));
+        obj.insert("max_normalized_link_load_ilp".into(), json!(ratio));
+        obj.insert(
+            "best_min_flow_rate_gbps".into(),
+            json!(if ratio > 0.0 {
+                nic.min(1.0 / ratio)
+            } else {
+                nic
+            }),
+        );
+        obj.insert("proven".into(), json!(opt.proven && normalized.proven));
     }
     Ok(serde_json::to_string_pretty(&out).expect("json"))
 }
@@ -158,6 +234,88 @@ mod tests {
                 assert!(v.get(field).is_some(), "{algorithm}: no {field}");
             }
         }
+    }
+
+    #[test]
+    fn optimal_reports_proof_bound_and_nodes() {
+        let (_, sc, _) = run_with(&[
+            "route-scenario",
+            "--tors",
+            "4",
+            "--spines",
+            "4",
+            "--hosts-per-tor",
+            "6",
+            "--jobs",
+            "3",
+            "--failed-spines",
+            "1",
+        ]);
+        let path = temp("opt.json", &sc);
+        let (code, greedy, _) = run_with(&["route", &path, "--algorithm", "greedy"]);
+        assert_eq!(code, 0);
+        let greedy: serde_json::Value = serde_json::from_str(&greedy).unwrap();
+        for objective in ["flow-lex", "job-lex", "min-max-link-load", "min-makespan"] {
+            let (code, out, err) = run_with(&[
+                "route",
+                &path,
+                "--algorithm",
+                "optimal",
+                "--objective",
+                objective,
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(v["proven"], true, "{objective}");
+            assert!(v["nodes"].as_u64().is_some() && v["bound"].as_f64().is_some());
+            // Never worse than greedy on its own objective.
+            let (o, g) = (&v, &greedy);
+            match objective {
+                "min-max-link-load" => {
+                    assert!(o["max_link_load"].as_u64() <= g["max_link_load"].as_u64());
+                    assert_eq!(o["min_max_link_load_count"], o["max_link_load"]);
+                    assert!(
+                        o["best_min_flow_rate_gbps"].as_f64().unwrap()
+                            >= g["min_flow_rate_gbps"].as_f64().unwrap() - 1e-9
+                    );
+                }
+                "min-makespan" => assert!(
+                    o["makespan_static_s"].as_f64().unwrap()
+                        <= g["makespan_static_s"].as_f64().unwrap() * (1.0 + 1e-9)
+                ),
+                _ => assert!(
+                    o["min_flow_rate_gbps"].as_f64().unwrap()
+                        >= g["min_flow_rate_gbps"].as_f64().unwrap() * (1.0 - 1e-9)
+                ),
+            }
+        }
+        // A budget too small to finish: the best found, not claimed optimal.
+        let (_, big, _) = run_with(&[
+            "route-scenario",
+            "--tors",
+            "4",
+            "--spines",
+            "8",
+            "--hosts-per-tor",
+            "16",
+            "--jobs",
+            "3",
+        ]);
+        let path = temp("big.json", &big);
+        let (code, out, _) = run_with(&[
+            "route",
+            &path,
+            "--algorithm",
+            "optimal",
+            "--objective",
+            "job-lex",
+            "--node-budget",
+            "50",
+        ]);
+        assert_eq!(code, 0);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["proven"], false);
+        assert!(v["bound"].as_f64().unwrap() >= v["min_flow_rate_gbps"].as_f64().unwrap());
     }
 
     #[test]

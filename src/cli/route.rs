@@ -125,14 +125,7 @@ fn optimal(
             .filter(|(e, n)| **n > 0 && inst.fabric.is_spine_link(*e))
             .map(|(e, n)| f64::from(*n) / inst.fabric.capacity[e].unwrap_or(f64::INFINITY))
             .fold(0.0, f64::max);
-        // The NIC term: nic_gbps over the most flows on one NIC direction.
-        let mut per_nic = vec![0u32; 2 * inst.fabric.hosts.len()];
-        for f in &inst.flows {
-            per_nic[2 * f.src_index] += 1;
-            per_nic[2 * f.dst_index + 1] += 1;
-        }
-        let nic =
-            inst.fabric.nic_gbps / f64::from(per_nic.iter().copied().max().unwrap_or(1).max(1));
+        let nic = crate::routing::exact::nic_share(inst);
         obj.insert("min_max_link_load_count".into(), json!(count));
         obj.insert("max_normalized_link_load_ilp".into(), json!(ratio));
         obj.insert(

@@ -107,6 +107,8 @@ struct Search<'a> {
     exhausted: bool,
     /// The value no routing can beat (reached: stop, proven).
     ceiling: Option<Value>,
+    /// nic_gbps over the most flows on one NIC direction.
+    nic_share: f64,
 }
 
 impl<'a> Search<'a> {
@@ -181,6 +183,15 @@ impl<'a> Search<'a> {
     fn promising(&self) -> bool {
         match self.objective {
             Objective::FlowLex => {
+                // Cheap first: no completion's least rate beats the least fair share now.
+                if let Value::Lex(_, best) = &self.best_value {
+                    let least = best.first().copied().unwrap_or(f64::INFINITY);
+                    match cmp_f(self.fair_share_bound(), least) {
+                        Ordering::Less => return false,
+                        Ordering::Greater => return true,
+                        Ordering::Equal => {}
+                    }
+                }
                 let p = sorted(self.partial_rates());
                 let Value::Lex(_, best) = &self.best_value else {
                     return true;
@@ -188,6 +199,12 @@ impl<'a> Search<'a> {
                 cmp_lex(&p, best) == Ordering::Greater
             }
             Objective::JobLex => {
+                if let Value::Lex(jobs, _) = &self.best_value {
+                    let least = jobs.first().copied().unwrap_or(f64::INFINITY);
+                    if cmp_f(self.fair_share_bound(), least) == Ordering::Less {
+                        return false;
+                    }
+                }
                 let min = self
                     .partial_rates()
                     .into_iter()
@@ -226,6 +243,17 @@ impl<'a> Search<'a> {
                 cmp_f(lb, best) == Ordering::Less
             }
         }
+    }
+
+    /// The least `c_e / n_e` over the links the assigned flows load and the NIC links: some flow on
+    /// that link gets at most that rate, in any completion too.
+    fn fair_share_bound(&self) -> f64 {
+        self.load
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(e, n)| self.cap[e] / f64::from(*n))
+            .fold(self.nic_share, f64::min)
     }
 
     /// ROUTING.md's makespan bound at the current partial routing.
@@ -411,6 +439,16 @@ fn order_and_classes(inst: &Instance) -> (Vec<usize>, Vec<Option<usize>>) {
     (order, prev)
 }
 
+/// `nic_gbps` over the most flows on one NIC direction.
+pub fn nic_share(inst: &Instance) -> f64 {
+    let mut per_nic = vec![0u32; 2 * inst.fabric.hosts.len()];
+    for f in &inst.flows {
+        per_nic[2 * f.src_index] += 1;
+        per_nic[2 * f.dst_index + 1] += 1;
+    }
+    inst.fabric.nic_gbps / f64::from(per_nic.iter().copied().max().unwrap_or(1).max(1))
+}
+
 /// The root bound of `objective` (see [`Optimum::bound`]).
 fn root_bound(inst: &Instance, objective: Objective, cap: &[f64]) -> f64 {
     let fabric = &inst.fabric;
@@ -505,6 +543,7 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         budget: node_budget,
         exhausted: false,
         ceiling: None,
+        nic_share: nic_share(inst),
     };
     // Seed with the heuristics.
     let mut first = true;
@@ -649,6 +688,7 @@ mod tests {
                     budget: 0,
                     exhausted: false,
                     ceiling: None,
+                    nic_share: 0.0,
                 };
                 let best = all
                     .iter()

@@ -103,6 +103,8 @@ struct Wire {
     objective: Objective,
     #[serde(default)]
     model: ModelOptions,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    efficiency: Vec<Option<f64>>,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -164,6 +166,7 @@ impl Wire {
             constraints: sc.constraints.clone(),
             objective: sc.objective,
             model: sc.model,
+            efficiency: sc.efficiency.clone(),
         }
     }
 
@@ -203,6 +206,7 @@ impl Wire {
             constraints: self.constraints,
             objective: self.objective,
             model: self.model,
+            efficiency: self.efficiency,
         })
     }
 }

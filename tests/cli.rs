@@ -265,3 +265,31 @@ fn pareto_prints_a_monotone_front() {
     );
     assert_eq!(lines.count(), 8);
 }
+
+#[test]
+fn routing_efficiency_scales_a_dimensions_bandwidth_in_time_not_in_cost() {
+    // eta = 0.5 on the Switch dimension (the model's side is checked in src/routing/coupling.rs).
+    let mut opt = vec!["optimize".to_string()];
+    opt.extend(gpt3_4d());
+    opt.extend(["--total-bw".into(), "500".into()]);
+    let (_, plain, _) = run(&opt);
+    opt.extend(["--efficiency".into(), "4=0.5".into()]);
+    let (code, halved, err) = run(&opt);
+    assert_eq!(code, 0, "{err}");
+    let (p, h): (Value, Value) = (
+        serde_json::from_str(&plain).unwrap(),
+        serde_json::from_str(&halved).unwrap(),
+    );
+    // Less effective bandwidth on dimension 4: more of the total goes there, and the time grows.
+    assert!(h["bw_gbps"][3].as_f64().unwrap() > p["bw_gbps"][3].as_f64().unwrap());
+    assert!(h["time_ns"].as_f64().unwrap() > p["time_ns"].as_f64().unwrap());
+    assert!(h["gap"].as_f64().unwrap() <= 1e-6);
+    opt.push("--efficiency".into());
+    opt.push("4=1.5".into());
+    let (code, _, err) = run(&opt);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("routing efficiency must be in (0, 1]"),
+        "{err}"
+    );
+}

@@ -217,6 +217,7 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
             latency: rng.below(3) == 0,
             ..ModelOptions::default()
         },
+        efficiency: Vec::new(),
     };
     let total = rng.range(50.0, 2000.0);
     match rng.below(3) {

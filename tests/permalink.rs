@@ -124,6 +124,11 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
     };
     sc.model.combine = [DimCombine::Max, DimCombine::Sum][rng.below(2)];
     sc.model.latency = rng.below(2) == 0;
+    if rng.below(2) == 0 {
+        sc.efficiency = (0..dims)
+            .map(|_| maybe(rng, |r| r.range(0.01, 1.0)))
+            .collect();
+    }
     sc.model.training_loop =
         [TrainingLoop::NoOverlap, TrainingLoop::OverlapWeightGrad][rng.below(2)];
     sc

@@ -9,7 +9,8 @@ use crate::optimize::{compile, solve, SolveOptions};
 use serde_json::json;
 use std::time::Instant;
 
-const CONSTRAINT_OPTIONS: [&str; 9] = [
+const CONSTRAINT_OPTIONS: [&str; 10] = [
+    "efficiency",
     "total-bw",
     "total-bw-max",
     "budget",
@@ -69,6 +70,11 @@ fn constrain(sc: &mut Scenario, args: &Args) -> Result<(), ArgError> {
     }
     if let Some(b) = args.one("budget")? {
         sc.constraints.budget_usd = Some(number("budget", b)?);
+    }
+    for text in args.all("efficiency") {
+        let (d, v) = bound("efficiency", text, dims)?;
+        sc.efficiency.resize(dims, None);
+        sc.efficiency[d - 1] = Some(v);
     }
     for (option, field) in [("min", 0), ("max", 1)] {
         for text in args.all(option) {

@@ -51,6 +51,10 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
     let mut out = serde_json::to_value(measure(&inst, &routing)).expect("metrics serialize");
     let obj = out.as_object_mut().expect("an object");
+    obj.insert(
+        "efficiency".into(),
+        json!(crate::routing::coupling::efficiency(&inst, &routing)),
+    );
     obj.insert("algorithm".into(), json!(name));
     obj.insert("routing_us".into(), json!(routing_us));
     obj.insert(
@@ -102,6 +106,10 @@ fn optimal(
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     let mut out = serde_json::to_value(measure(inst, &opt.routing)).expect("metrics serialize");
     let obj = out.as_object_mut().expect("an object");
+    obj.insert(
+        "efficiency".into(),
+        json!(crate::routing::coupling::efficiency(inst, &opt.routing)),
+    );
     obj.insert("algorithm".into(), json!("optimal"));
     obj.insert(
         "objective".into(),
@@ -226,6 +234,8 @@ mod tests {
             ] {
                 assert!(v.get(field).is_some(), "{algorithm}: no {field}");
             }
+            let eta = v["efficiency"].as_f64().unwrap();
+            assert!(eta > 0.0 && eta <= 1.0, "{algorithm}: eta {eta}");
         }
     }
 

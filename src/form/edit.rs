@@ -36,6 +36,9 @@ impl Form {
             max: String::new(),
         });
         self.each_group(|g| g.push(None));
+        if !self.efficiency.is_empty() {
+            self.efficiency.push(None);
+        }
     }
 
     /// Remove dimension `i` (0-based); the last dimension stays.
@@ -44,6 +47,9 @@ impl Form {
             return;
         }
         self.dims.remove(i);
+        if i < self.efficiency.len() {
+            self.efficiency.remove(i);
+        }
         self.each_group(|g| {
             if i < g.len() {
                 g.remove(i);
@@ -57,6 +63,9 @@ impl Form {
             return;
         }
         self.dims.swap(i, i + 1);
+        if i + 1 < self.efficiency.len() {
+            self.efficiency.swap(i, i + 1);
+        }
         self.each_group(|g| {
             if i + 1 < g.len() {
                 g.swap(i, i + 1);
@@ -80,6 +89,7 @@ impl Form {
                 max: String::new(),
             })
             .collect();
+        self.efficiency.clear();
         if let Some(c) = costs {
             self.tiers = super::Form::from_scenario(&crate::model::Scenario {
                 costs: c.clone(),

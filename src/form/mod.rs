@@ -83,6 +83,8 @@ pub struct Form {
     /// Time target for the cost objective, ns.
     pub time_target: String,
     pub model: ModelOptions,
+    /// Routing efficiency per dimension (set by the routing view or a link; not typed).
+    pub efficiency: Vec<Option<f64>>,
 }
 
 fn opt_text(v: Option<f64>) -> String {
@@ -150,6 +152,7 @@ impl Form {
             objective,
             time_target,
             model: sc.model,
+            efficiency: sc.efficiency.clone(),
         }
     }
 
@@ -277,6 +280,11 @@ impl Form {
             },
             objective,
             model: self.model,
+            efficiency: if self.efficiency.iter().all(Option::is_none) {
+                Vec::new()
+            } else {
+                self.efficiency.clone()
+            },
         };
         if !errors.is_empty() {
             return Err(errors);
@@ -339,7 +347,9 @@ impl Form {
             ScenarioError::BadWeight { index, .. } => Field::WorkloadWeight(*index),
             ScenarioError::Workload { index, .. } => Field::Workload(*index),
             ScenarioError::Communicator { index, .. } => Field::WorkloadCommunicator(*index),
-            ScenarioError::Time(_) => Field::Model,
+            ScenarioError::Time(_)
+            | ScenarioError::BadEfficiency { .. }
+            | ScenarioError::EfficiencyCount { .. } => Field::Model,
         };
         FieldError { field, message }
     }
@@ -362,6 +372,8 @@ mod tests {
                 sc.constraints.min_gbps[0] = Some(0.1);
                 sc.constraints.max_gbps = vec![Some(1.0 / 3.0); dims];
                 sc.network.dims[1].latency_ns = 700.5;
+                sc.efficiency = vec![None; dims];
+                sc.efficiency[dims - 1] = Some(0.625);
                 sc.objective = Objective::Cost {
                     time_target_ns: 8e8,
                 };

@@ -73,6 +73,10 @@ pub struct Scenario {
     pub objective: Objective,
     #[serde(default)]
     pub model: ModelOptions,
+    /// Routing efficiency of each dimension's fabric (ROUTING.md section 5; None or empty = 1):
+    /// times use the effective bandwidth `eta_d B_d`, cost the provisioned `B_d`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub efficiency: Vec<Option<f64>>,
 }
 
 /// Why a scenario is not usable or cannot be evaluated.
@@ -106,6 +110,10 @@ pub enum ScenarioError {
     },
     #[error(transparent)]
     Time(#[from] TimeError),
+    #[error("dimension {dim}: routing efficiency must be in (0, 1], got {value}")]
+    BadEfficiency { dim: usize, value: f64 },
+    #[error("{given} routing efficiencies given for a network of {dims} dimensions")]
+    EfficiencyCount { given: usize, dims: usize },
 }
 
 /// The time and cost of a scenario at one bandwidth vector, with their breakdowns.
@@ -176,12 +184,30 @@ impl Scenario {
             constraints: Constraints::default(),
             objective: Objective::default(),
             model: ModelOptions::default(),
+            efficiency: Vec::new(),
         }
     }
 
     /// Check every part; the first problem found is returned, naming its field.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.network.validate()?;
+        let dims = self.network.dims.len();
+        if !self.efficiency.is_empty() && self.efficiency.len() != dims {
+            return Err(ScenarioError::EfficiencyCount {
+                given: self.efficiency.len(),
+                dims,
+            });
+        }
+        for (d, e) in self.efficiency.iter().enumerate() {
+            if let Some(v) = *e {
+                if !(v > 0.0 && v <= 1.0) {
+                    return Err(ScenarioError::BadEfficiency {
+                        dim: d + 1,
+                        value: v,
+                    });
+                }
+            }
+        }
         self.costs.unit_costs(&self.network)?;
         if self.workloads.is_empty() {
             return Err(ScenarioError::NoWorkloads);
@@ -213,18 +239,28 @@ impl Scenario {
         Ok(())
     }
 
+    /// The routing efficiency of dimension `d` (0-based): 1 unless given.
+    pub fn eta(&self, d: usize) -> f64 {
+        self.efficiency.get(d).copied().flatten().unwrap_or(1.0)
+    }
+
     /// Time and cost at per-NPU bandwidths `bw_gbps` (GB/s, one per dimension).
     pub fn evaluate(&self, bw_gbps: &[f64]) -> Result<Evaluation, ScenarioError> {
         self.validate()?;
         check_bandwidths(&self.network, bw_gbps)?;
         let cost = self.costs.network_cost(&self.network, bw_gbps)?;
+        let effective: Vec<f64> = bw_gbps
+            .iter()
+            .enumerate()
+            .map(|(d, b)| b * self.eta(d))
+            .collect();
         let mut workloads = Vec::with_capacity(self.workloads.len());
         for w in &self.workloads {
             let time = iteration_time(
                 &self.network,
                 &w.workload,
                 &w.communicator,
-                bw_gbps,
+                &effective,
                 &self.model,
             )?;
             workloads.push(WorkloadEvaluation {

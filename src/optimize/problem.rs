@@ -222,7 +222,12 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
         let (weight, label) = groups[&key].clone();
         let groups_d = sc.workloads[key.0].communicator.groups(kind);
         let unit_size = if latency { size } else { 1.0 };
-        let a = message_sizes(collective, unit_size, groups_d);
+        // Bytes over the effective bandwidth eta_d B_d: a_d / eta_d over B_d.
+        let a: Vec<f64> = message_sizes(collective, unit_size, groups_d)
+            .iter()
+            .enumerate()
+            .map(|(d, x)| x / sc.eta(d))
+            .collect();
         let alpha: Vec<f64> = (0..dims)
             .map(|d| match groups_d[d] {
                 Some(g) if latency => {

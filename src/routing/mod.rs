@@ -3,6 +3,7 @@
 //! algorithms (ECMP, greedy, capacity-aware greedy). Pure Rust.
 
 pub mod algorithms;
+pub mod coupling;
 pub mod exact;
 pub mod fluid;
 pub mod generate;

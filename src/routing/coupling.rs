@@ -33,7 +33,7 @@ pub fn switch_scenario(
     bw_gbps: f64,
     message_bytes: f64,
 ) -> Result<RouteScenario, String> {
-    if !(bw_gbps.is_finite() && bw_gbps > 0.0) || !(fabric.rho.is_finite() && fabric.rho > 0.0) {
+    if !(bw_gbps.is_finite() && bw_gbps > 0.0 && fabric.rho.is_finite() && fabric.rho > 0.0) {
         return Err("the bandwidth and rho must be positive".into());
     }
     let hosts = group * rings;

@@ -10,6 +10,7 @@ pub mod generate;
 pub mod metrics;
 pub mod rates;
 pub mod scenario;
+pub mod study;
 
 pub use algorithms::{ecmp, greedy, greedy_capacity_aware, splitmix64};
 pub use metrics::{measure, Metrics, Routing};

@@ -8,6 +8,7 @@ mod fields;
 mod network_import;
 mod network_panel;
 mod results_panel;
+mod routing_view;
 mod shape_drawing;
 mod studio;
 mod toolbar;
@@ -21,6 +22,7 @@ use constraints_panel::ConstraintsPanel;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
 use results_panel::ResultsPanel;
+use routing_view::RoutingView;
 use studio::Studio;
 use toolbar::Toolbar;
 use workload_panel::WorkloadPanel;
@@ -51,6 +53,8 @@ fn sync_url_and_storage(studio: Studio) {
 fn App() -> impl IntoView {
     let studio = Studio::new();
     sync_url_and_storage(studio);
+    // Which view is shown: the network design (false) or the routing view (true).
+    let routing = RwSignal::new(false);
     // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
     // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
@@ -75,7 +79,30 @@ fn App() -> impl IntoView {
                 <Toolbar studio />
             </header>
             <Banners studio />
-            <main class="layout">
+            <nav class="views" aria-label="Views">
+                <button
+                    type="button"
+                    data-testid="view-design"
+                    class:active=move || !routing.get()
+                    on:click=move |_| routing.set(false)
+                >
+                    "Network design"
+                </button>
+                <button
+                    type="button"
+                    data-testid="view-routing"
+                    class:active=move || routing.get()
+                    on:click=move |_| routing.set(true)
+                >
+                    "Routing"
+                </button>
+            </nav>
+            <Show when=move || routing.get()>
+                <main class="routing-layout">
+                    <RoutingView />
+                </main>
+            </Show>
+            <main class="layout" class:hidden=move || routing.get()>
                 <div class="inputs" data-testid="input-panel">
                     <NetworkPanel studio />
                     <WorkloadPanel studio />

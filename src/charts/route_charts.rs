@@ -1,0 +1,379 @@
+//! The Routing view's charts, generic over the Plotters backend: the per-link load heatmap (ToR x
+//! spine, up and down panels), the flow-rate distribution per algorithm, the algorithms side by
+//! side (least rate and static makespan against the contention-free time), and the makespan
+//! against the number of failed spines.
+
+use super::{palette, ChartStyle};
+use crate::routing::study::RouteStudy;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// A white-to-blue-to-red ramp for a load ratio in [0, 1] (1 = the heaviest link).
+fn heat(x: f64) -> RGBColor {
+    let x = x.clamp(0.0, 1.0);
+    let lerp =
+        |a: u8, b: u8, t: f64| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
+    if x < 0.5 {
+        let t = x * 2.0;
+        RGBColor(
+            lerp(0xf2, 0x6b, t),
+            lerp(0xf5, 0xa3, t),
+            lerp(0xfa, 0xd6, t),
+        )
+    } else {
+        let t = (x - 0.5) * 2.0;
+        RGBColor(
+            lerp(0x6b, 0xc0, t),
+            lerp(0xa3, 0x39, t),
+            lerp(0xd6, 0x2b, t),
+        )
+    }
+}
+
+/// Load of every ToR-spine link under the routing `which` of the study, as `n_e / c_e`, shaded
+/// relative to the heaviest; failed links are crossed out, overridden capacities outlined.
+pub fn draw_route_loads<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &RouteStudy,
+    which: usize,
+    style: &ChartStyle,
+) -> Result<DB> {
+    area.fill(&WHITE)?;
+    let Some(routed) = study.routed.get(which) else {
+        return area.present();
+    };
+    let inst = &study.instance;
+    let fabric = &inst.fabric;
+    let loads = crate::routing::Routing(
+        (0..inst.flows.len())
+            .map(|i| routed.metrics.routing.get(&i).copied())
+            .collect(),
+    )
+    .loads(inst);
+    let ratio = |e: usize| fabric.capacity[e].map(|c| f64::from(loads[e]) / c);
+    let top = (0..2 * (fabric.num_tors * fabric.num_spines) as usize)
+        .filter_map(ratio)
+        .fold(0.0f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let overridden: Vec<usize> = study
+        .scenario
+        .network
+        .link_capacity_overrides
+        .iter()
+        .map(|o| match o.kind {
+            crate::routing::scenario::LinkKind::Up => fabric.up(o.tor, o.spine),
+            crate::routing::scenario::LinkKind::Down => fabric.down(o.tor, o.spine),
+        })
+        .collect();
+    let title = format!(
+        "Flows per ToR-spine link, {} (max {})",
+        routed.name, routed.metrics.max_link_load
+    );
+    let font = ("sans-serif", style.font(15.0))
+        .into_font()
+        .color(&palette::INK);
+    let (w, h) = area.dim_in_pixel();
+    area.draw(&Text::new(
+        title,
+        (style.px(12.0) as i32, style.px(8.0) as i32),
+        font,
+    ))?;
+    let top_px = style.px(40.0) as i32;
+    let panels = area.margin(top_px as u32, style.px(8.0), style.px(8.0), style.px(8.0));
+    let halves = panels.split_evenly((1, 2));
+    let small = ("sans-serif", style.font(11.0))
+        .into_font()
+        .color(&palette::INK);
+    for (panel, up) in halves.iter().zip([true, false]) {
+        let (pw, ph) = panel.dim_in_pixel();
+        let label_w = style.px(44.0) as i32;
+        let label_h = style.px(18.0) as i32;
+        let cols = fabric.num_spines as i32;
+        let rows = fabric.num_tors as i32;
+        let cell_w = ((pw as i32 - label_w - 8) / cols.max(1)).max(2);
+        let cell_h = ((ph as i32 - label_h - 8) / rows.max(1)).clamp(2, 40);
+        panel.draw(&Text::new(
+            if up {
+                "up (ToR → spine)"
+            } else {
+                "down (spine → ToR)"
+            },
+            (label_w, 0),
+            small.clone(),
+        ))?;
+        for t in 0..rows {
+            let y = label_h + t * cell_h;
+            if cell_h >= 9 {
+                panel.draw(&Text::new(
+                    format!("ToR {t}"),
+                    (0, y + cell_h / 4),
+                    small.clone(),
+                ))?;
+            }
+            for s in 0..cols {
+                let e = if up {
+                    fabric.up(t as u32, s as u32)
+                } else {
+                    fabric.down(t as u32, s as u32)
+                };
+                let x = label_w + s * cell_w;
+                let rect = [(x, y), (x + cell_w - 1, y + cell_h - 1)];
+                match ratio(e) {
+                    Some(r) => {
+                        panel.draw(&Rectangle::new(rect, heat(r / top).filled()))?;
+                        if overridden.contains(&e) {
+                            panel.draw(&Rectangle::new(
+                                rect,
+                                palette::INK.stroke_width(style.px(2.0)),
+                            ))?;
+                        }
+                        if cell_w >= 14 && cell_h >= 12 && loads[e] > 0 {
+                            panel.draw(&Text::new(
+                                loads[e].to_string(),
+                                (x + cell_w / 2 - 3, y + cell_h / 4),
+                                small.clone(),
+                            ))?;
+                        }
+                    }
+                    None => {
+                        panel.draw(&Rectangle::new(rect, RGBColor(0xdd, 0xdd, 0xdd).filled()))?;
+                        panel.draw(&PathElement::new(
+                            vec![rect[0], rect[1]],
+                            palette::INK.mix(0.6).stroke_width(1),
+                        ))?;
+                        panel.draw(&PathElement::new(
+                            vec![(rect[0].0, rect[1].1), (rect[1].0, rect[0].1)],
+                            palette::INK.mix(0.6).stroke_width(1),
+                        ))?;
+                    }
+                }
+            }
+        }
+        if cell_w >= 10 {
+            for s in 0..cols {
+                let x = label_w + s * cell_w + cell_w / 2 - 4;
+                let y = label_h + rows * cell_h + 2;
+                if (y as u32) + 10 < ph {
+                    panel.draw(&Text::new(format!("S{s}"), (x, y), small.clone()))?;
+                }
+            }
+        }
+    }
+    let _ = (w, h);
+    area.present()
+}
+
+/// The algorithms side by side: least flow rate (Gbps) and static makespan (ms), with the
+/// contention-free makespan as a line.
+pub fn draw_route_compare<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &RouteStudy,
+    style: &ChartStyle,
+) -> Result<DB> {
+    area.fill(&WHITE)?;
+    let halves = area.split_evenly((1, 2));
+    let names: Vec<String> = study
+        .routed
+        .iter()
+        .map(|r| match r.proven {
+            Some(false) => format!("{} (bounded)", r.name),
+            _ => r.name.to_string(),
+        })
+        .collect();
+    let series: [(&str, &str, Vec<f64>); 2] = [
+        (
+            "Least flow rate",
+            "Gbps",
+            study
+                .routed
+                .iter()
+                .map(|r| r.metrics.min_flow_rate_gbps)
+                .collect(),
+        ),
+        (
+            "Static makespan",
+            "ms",
+            study
+                .routed
+                .iter()
+                .map(|r| r.metrics.makespan_static_s * 1e3)
+                .collect(),
+        ),
+    ];
+    let cf_ms = study
+        .routed
+        .first()
+        .map(|r| {
+            r.metrics
+                .contention_free_allreduce_time_s
+                .iter()
+                .copied()
+                .fold(0.0, f64::max)
+                * 1e3
+        })
+        .unwrap_or(0.0);
+    for (panel, (title, unit, values)) in halves.iter().zip(series) {
+        let top = values
+            .iter()
+            .copied()
+            .fold(0.0f64, f64::max)
+            .max(cf_ms * (unit == "ms") as u8 as f64)
+            * 1.2;
+        let last = names.len().saturating_sub(1) as u32;
+        let mut chart = ChartBuilder::on(panel)
+            .margin(style.px(10.0))
+            .caption(
+                title,
+                ("sans-serif", style.font(14.0))
+                    .into_font()
+                    .color(&palette::INK),
+            )
+            .x_label_area_size(style.px(40.0))
+            .y_label_area_size(style.px(48.0))
+            .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top.max(1e-9))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
+            .bold_line_style(palette::INK.mix(0.1))
+            .y_desc(unit)
+            .label_style(("sans-serif", style.font(10.0)))
+            .x_label_formatter(&|x| match x {
+                SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
+                _ => String::new(),
+            })
+            .draw()?;
+        chart.draw_series(values.iter().enumerate().map(|(i, v)| {
+            let i = i as u32;
+            let mut r = Rectangle::new(
+                [
+                    (SegmentValue::Exact(i), 0.0),
+                    (SegmentValue::Exact(i + 1), *v),
+                ],
+                palette::DIMS[i as usize % palette::DIMS.len()].filled(),
+            );
+            r.set_margin(0, 0, style.px(8.0), style.px(8.0));
+            r
+        }))?;
+        if unit == "ms" && cf_ms > 0.0 {
+            chart
+                .draw_series([PathElement::new(
+                    vec![
+                        (SegmentValue::Exact(0), cf_ms),
+                        (SegmentValue::Exact(last + 1), cf_ms),
+                    ],
+                    palette::INK.stroke_width(style.px(1.5)),
+                )])?
+                .label("contention-free")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], palette::INK));
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .label_font(("sans-serif", style.font(11.0)))
+                .background_style(WHITE.mix(0.85))
+                .draw()?;
+        }
+    }
+    area.present()
+}
+
+/// Static makespan against the number of failed spines, ECMP and greedy.
+pub fn draw_route_failures<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &RouteStudy,
+    style: &ChartStyle,
+) -> Result<DB> {
+    area.fill(&WHITE)?;
+    let f = &study.failures;
+    let top = f
+        .ecmp_s
+        .iter()
+        .chain(&f.greedy_s)
+        .copied()
+        .fold(0.0f64, f64::max)
+        * 1e3
+        * 1.2;
+    let last = f.failed.last().copied().unwrap_or(0).max(1);
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            "Static makespan against failed spines",
+            ("sans-serif", style.font(15.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(36.0))
+        .y_label_area_size(style.px(52.0))
+        .build_cartesian_2d(0f64..f64::from(last), 0f64..top.max(1e-9))?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.1))
+        .x_desc("failed spines")
+        .y_desc("makespan (ms)")
+        .x_labels((last + 1) as usize)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .label_style(("sans-serif", style.font(11.0)))
+        .draw()?;
+    for (name, values, color) in [
+        ("ECMP", &f.ecmp_s, palette::SWITCHES),
+        ("greedy", &f.greedy_s, palette::LINKS),
+    ] {
+        let pts: Vec<(f64, f64)> = f
+            .failed
+            .iter()
+            .zip(values.iter())
+            .map(|(x, y)| (f64::from(*x), y * 1e3))
+            .collect();
+        chart
+            .draw_series([PathElement::new(
+                pts.clone(),
+                color.stroke_width(style.px(2.0)),
+            )])?
+            .label(name)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 14, y)], color.stroke_width(2))
+            });
+        chart.draw_series(
+            pts.iter()
+                .map(|p| Circle::new(*p, style.px(3.0) as i32, color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font(("sans-serif", style.font(11.0)))
+        .background_style(WHITE.mix(0.85))
+        .draw()?;
+    area.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routing::study::{route_study, RoutePreset};
+
+    #[test]
+    fn the_routing_charts_draw_as_svg() {
+        let s = route_study(&RoutePreset::DegradedLink.setup()).unwrap();
+        let mut texts = Vec::new();
+        for k in 0..3 {
+            let mut svg = String::new();
+            {
+                let area = SVGBackend::with_string(&mut svg, (800, 360)).into_drawing_area();
+                match k {
+                    0 => draw_route_loads(&area, &s, 1, &ChartStyle::default()).unwrap(),
+                    1 => draw_route_compare(&area, &s, &ChartStyle::default()).unwrap(),
+                    _ => draw_route_failures(&area, &s, &ChartStyle::default()).unwrap(),
+                }
+            }
+            texts.push(svg);
+        }
+        assert!(texts[0].contains("Flows per ToR-spine link, greedy"));
+        assert!(texts[0].contains("ToR 7") && texts[0].contains("S3"));
+        assert!(texts[1].contains("contention-free") && texts[1].contains("ECMP"));
+        assert!(texts[2].contains("failed spines") && texts[2].contains("greedy"));
+    }
+}

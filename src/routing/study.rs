@@ -1,0 +1,216 @@
+//! A routing study: what the app's Routing view shows for one setup. The setup is a generator
+//! placement (plus an optional degraded link); the study routes it with ECMP, greedy, capacity-aware
+//! greedy and the exact optimizer (min static makespan, within a node budget), and sweeps the number
+//! of failed spines for ECMP and greedy.
+
+use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
+use super::coupling::efficiency;
+use super::exact::{optimize, Objective};
+use super::generate::{generate, Placement};
+use super::metrics::{measure, Metrics};
+use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
+
+/// The presets of the Routing view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RoutePreset {
+    SingleJob,
+    ThreeJobs,
+    SpineFailure,
+    DegradedLink,
+}
+
+impl RoutePreset {
+    pub const ALL: [RoutePreset; 4] = [
+        RoutePreset::SingleJob,
+        RoutePreset::ThreeJobs,
+        RoutePreset::SpineFailure,
+        RoutePreset::DegradedLink,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            RoutePreset::SingleJob => "single-job",
+            RoutePreset::ThreeJobs => "three-jobs",
+            RoutePreset::SpineFailure => "spine-failure",
+            RoutePreset::DegradedLink => "degraded-link",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RoutePreset::SingleJob => "a single job (rings of 8)",
+            RoutePreset::ThreeJobs => "three jobs sharing ToRs",
+            RoutePreset::SpineFailure => "three jobs, one spine failed",
+            RoutePreset::DegradedLink => "three jobs, one link at 25 Gbps",
+        }
+    }
+
+    pub fn setup(self) -> RouteSetup {
+        let base = Placement::default();
+        match self {
+            RoutePreset::SingleJob => RouteSetup {
+                placement: Placement {
+                    jobs: 1,
+                    ring_size: 8,
+                    ..base
+                },
+                degraded_gbps: None,
+            },
+            RoutePreset::ThreeJobs => RouteSetup {
+                placement: base,
+                degraded_gbps: None,
+            },
+            RoutePreset::SpineFailure => RouteSetup {
+                placement: Placement {
+                    failed_spines: 1,
+                    ..base
+                },
+                degraded_gbps: None,
+            },
+            RoutePreset::DegradedLink => RouteSetup {
+                placement: base,
+                degraded_gbps: Some(25.0),
+            },
+        }
+    }
+}
+
+/// What the Routing view routes: a generated placement, and optionally `up:tor0:spine0` degraded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteSetup {
+    pub placement: Placement,
+    pub degraded_gbps: Option<f64>,
+}
+
+impl RouteSetup {
+    pub fn scenario(&self) -> Result<RouteScenario, String> {
+        let mut sc = generate(&self.placement)?;
+        if let Some(gbps) = self.degraded_gbps {
+            sc.network.link_capacity_overrides.push(CapacityOverride {
+                kind: LinkKind::Up,
+                tor: 0,
+                spine: sc
+                    .network
+                    .failed_spines
+                    .iter()
+                    .max()
+                    .map_or(0, |s| (s + 1) % sc.network.num_spines),
+                gbps,
+            });
+        }
+        sc.instance().map_err(|e| e.to_string())?;
+        Ok(sc)
+    }
+}
+
+/// One algorithm's outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Routed {
+    pub name: &'static str,
+    pub metrics: Metrics,
+    pub efficiency: f64,
+    /// For the optimizer: whether it proved optimality within its node budget.
+    pub proven: Option<bool>,
+}
+
+/// Makespans against the number of failed spines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailureCurve {
+    pub failed: Vec<u32>,
+    pub ecmp_s: Vec<f64>,
+    pub greedy_s: Vec<f64>,
+}
+
+/// Everything the Routing view shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RouteStudy {
+    pub scenario: RouteScenario,
+    pub instance: Instance,
+    pub routed: Vec<Routed>,
+    pub failures: FailureCurve,
+}
+
+/// Nodes the view's exact optimizer may explore (it stays interactive; larger setups report
+/// `proven: false`).
+pub const VIEW_NODE_BUDGET: u64 = 20_000;
+
+/// Route `setup` every way the view compares.
+pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
+    let scenario = setup.scenario()?;
+    let instance = scenario.instance().map_err(|e| e.to_string())?;
+    let inst = &instance;
+    let mut routed: Vec<Routed> = [
+        ("ECMP", ecmp(inst)),
+        ("greedy", greedy(inst)),
+        ("greedy (capacity-aware)", greedy_capacity_aware(inst)),
+    ]
+    .into_iter()
+    .map(|(name, r)| Routed {
+        name,
+        efficiency: efficiency(inst, &r),
+        metrics: measure(inst, &r),
+        proven: None,
+    })
+    .collect();
+    let opt = optimize(inst, Objective::MinMakespan, VIEW_NODE_BUDGET);
+    routed.push(Routed {
+        name: "optimal (min makespan)",
+        efficiency: efficiency(inst, &opt.routing),
+        metrics: measure(inst, &opt.routing),
+        proven: Some(opt.proven),
+    });
+    let mut failures = FailureCurve {
+        failed: Vec::new(),
+        ecmp_s: Vec::new(),
+        greedy_s: Vec::new(),
+    };
+    for f in 0..setup.placement.spines {
+        let mut s = setup.clone();
+        s.placement.failed_spines = f;
+        let Ok(sc) = s.scenario() else { break };
+        let Ok(i) = sc.instance() else { break };
+        failures.failed.push(f);
+        failures
+            .ecmp_s
+            .push(measure(&i, &ecmp(&i)).makespan_static_s);
+        failures
+            .greedy_s
+            .push(measure(&i, &greedy(&i)).makespan_static_s);
+    }
+    Ok(RouteStudy {
+        scenario,
+        instance,
+        routed,
+        failures,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_routes_and_greedy_beats_or_ties_ecmp() {
+        for p in RoutePreset::ALL {
+            let s = route_study(&p.setup()).unwrap();
+            assert_eq!(s.routed.len(), 4);
+            let make = |i: usize| s.routed[i].metrics.makespan_static_s;
+            assert!(make(1) <= make(0) * (1.0 + 1e-9), "{p:?}");
+            assert!(make(3) <= make(1) * (1.0 + 1e-9), "{p:?}");
+            assert!(s
+                .routed
+                .iter()
+                .all(|r| r.efficiency > 0.0 && r.efficiency <= 1.0));
+            assert_eq!(s.failures.failed.first(), Some(&0));
+        }
+        // The degraded link: the capacity-aware greedy avoids it.
+        let s = route_study(&RoutePreset::DegradedLink.setup()).unwrap();
+        assert!(s.routed[2].metrics.min_flow_rate_gbps >= s.routed[1].metrics.min_flow_rate_gbps);
+        // More failed spines never help greedy here.
+        let f = route_study(&RoutePreset::ThreeJobs.setup())
+            .unwrap()
+            .failures;
+        assert_eq!(f.failed, vec![0, 1, 2, 3]);
+        assert!(f.greedy_s.windows(2).all(|w| w[1] >= w[0] * (1.0 - 1e-9)));
+    }
+}

@@ -1,0 +1,211 @@
+//! The Routing view: a Clos fabric and jobs set by a preset and a few numbers, routed by ECMP,
+//! greedy, capacity-aware greedy and the exact optimizer, with the per-link load heatmap, the
+//! algorithms side by side and the makespan against failed spines. The computation is
+//! `routing::study`; this view holds the form and draws.
+
+use super::browser;
+use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
+use crate::charts::ChartStyle;
+use crate::format::duration_ns;
+use crate::routing::study::{route_study, RoutePreset, RouteSetup, RouteStudy};
+use leptos::html::Canvas;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use std::sync::Arc;
+
+const ALGORITHMS: [(&str, &str); 4] = [
+    ("ecmp", "ECMP"),
+    ("greedy", "greedy"),
+    ("greedy-capacity-aware", "greedy (capacity-aware)"),
+    ("optimal", "optimal (min makespan)"),
+];
+
+/// A chart of the routing study on a canvas in device pixels.
+#[component]
+fn RouteCanvas(
+    /// The study (None while the form is invalid: the last drawing stays).
+    study: Memo<Option<Arc<RouteStudy>>>,
+    /// Which algorithm the heatmap shows.
+    which: RwSignal<usize>,
+    /// 0: heatmap, 1: comparison, 2: failures.
+    kind: u8,
+    /// `data-testid`.
+    testid: &'static str,
+    /// What it shows.
+    label: &'static str,
+) -> impl IntoView {
+    let canvas_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let w = which.get();
+        let Some(s) = study.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let dpr = window().device_pixel_ratio().max(1.0);
+        let (cw, ch) = (
+            canvas.client_width().max(200),
+            canvas.client_height().max(150),
+        );
+        canvas.set_width((f64::from(cw) * dpr).round() as u32);
+        canvas.set_height((f64::from(ch) * dpr).round() as u32);
+        let style = ChartStyle { scale: dpr };
+        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+            let area = backend.into_drawing_area();
+            let r = match kind {
+                0 => draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string()),
+                1 => draw_route_compare(&area, &s, &style).map_err(|e| e.to_string()),
+                _ => draw_route_failures(&area, &s, &style).map_err(|e| e.to_string()),
+            };
+            if let Err(e) = r {
+                leptos::logging::error!("{testid}: {e}");
+            }
+        }
+    });
+    view! { <canvas node_ref=canvas_ref class="chart" data-testid=testid role="img" aria-label=label></canvas> }
+}
+
+/// The Routing view.
+#[component]
+pub fn RoutingView() -> impl IntoView {
+    let setup = RwSignal::new(RoutePreset::ThreeJobs.setup());
+    let algorithm = RwSignal::new(1usize);
+    let layout = RwSignal::new(0u32);
+    let outcome = Memo::new(move |_| {
+        let t0 = browser::now_ms();
+        let r = setup.with(route_study).map(Arc::new);
+        // How long the whole study took, shown beside the results.
+        let ms = browser::now_ms() - t0;
+        (r, ms)
+    });
+    let study = Memo::new(
+        move |prev: Option<&Option<Arc<RouteStudy>>>| match outcome.get().0 {
+            Ok(s) => Some(s),
+            Err(_) => prev.cloned().flatten(),
+        },
+    );
+    let number = move |label: &'static str,
+                       testid: &'static str,
+                       get: fn(&RouteSetup) -> u32,
+                       set: fn(&mut RouteSetup, u32)| {
+        view! {
+            <label class="route-field">
+                {label}
+                <input
+                    type="text"
+                    inputmode="numeric"
+                    data-testid=testid
+                    prop:value=move || {
+                        layout.track();
+                        setup.with_untracked(|s| get(s).to_string())
+                    }
+                    on:input=move |ev| {
+                        if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
+                            setup.update(|s| set(s, v));
+                        }
+                    }
+                />
+            </label>
+        }
+    };
+    let chosen = move || {
+        outcome.with(|o| {
+            o.0.as_ref()
+                .ok()
+                .and_then(|s| s.routed.get(algorithm.get()).cloned())
+        })
+    };
+    view! {
+        <section class="panel routing" data-testid="routing-view" aria-labelledby="routing-title">
+            <h2 id="routing-title">"Routing the training traffic over a Clos fabric"</h2>
+            <p class="hint">
+                "Each job's data-parallel rings send one chunk per step to their successor (ring All-Reduce). "
+                "ECMP hashes flows onto spines; the paper's greedy spreads them by counting flows per link "
+                "(arXiv 2503.05324). Links: 100 Gbps, NICs: 100 Gbps."
+            </p>
+            <div class="route-form">
+                <label class="route-field">
+                    "preset"
+                    <select
+                        data-testid="route-preset"
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            if let Some(p) = RoutePreset::ALL.into_iter().find(|p| p.key() == v) {
+                                setup.set(p.setup());
+                                layout.update(|l| *l += 1);
+                            }
+                        }
+                    >
+                        {RoutePreset::ALL
+                            .into_iter()
+                            .map(|p| view! { <option value=p.key() selected=p == RoutePreset::ThreeJobs>{p.label()}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+                {number("ToRs", "route-tors", |s| s.placement.tors, |s, v| s.placement.tors = v)}
+                {number("spines", "route-spines", |s| s.placement.spines, |s, v| s.placement.spines = v)}
+                {number("hosts per ToR", "route-hosts", |s| s.placement.hosts_per_tor, |s, v| s.placement.hosts_per_tor = v)}
+                {number("jobs", "route-jobs", |s| s.placement.jobs, |s, v| s.placement.jobs = v)}
+                {number("ring size", "route-ring", |s| s.placement.ring_size, |s, v| s.placement.ring_size = v)}
+                {number("failed spines", "route-failed", |s| s.placement.failed_spines, |s, v| s.placement.failed_spines = v)}
+                <label class="route-field">
+                    "algorithm"
+                    <select
+                        data-testid="route-algorithm"
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            if let Some(i) = ALGORITHMS.iter().position(|a| a.0 == v) {
+                                algorithm.set(i);
+                            }
+                        }
+                    >
+                        {ALGORITHMS
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (v, label))| view! { <option value=*v selected=i == 1>{*label}</option> })
+                            .collect_view()}
+                    </select>
+                </label>
+            </div>
+            {move || outcome.with(|o| o.0.as_ref().err().map(|e| view! { <p class="error" role="alert" data-testid="route-error">{e.clone()}</p> }))}
+            <dl class="metrics">
+                <div class="metric">
+                    <dt>"Least flow rate"</dt>
+                    <dd data-testid="route-min-rate" data-value=move || chosen().map(|r| r.metrics.min_flow_rate_gbps.to_string()).unwrap_or_default()>
+                        {move || chosen().map_or("—".into(), |r| format!("{:.1} Gbps", r.metrics.min_flow_rate_gbps))}
+                    </dd>
+                    <dd class="hint">{move || chosen().map(|r| format!("max {} flows on a link; routing efficiency η = {:.3}", r.metrics.max_link_load, r.efficiency))}</dd>
+                </div>
+                <div class="metric">
+                    <dt>"All-Reduce makespan (static)"</dt>
+                    <dd data-testid="route-makespan" data-value=move || chosen().map(|r| r.metrics.makespan_static_s.to_string()).unwrap_or_default()>
+                        {move || chosen().map_or("—".into(), |r| duration_ns(r.metrics.makespan_static_s * 1e9))}
+                    </dd>
+                    <dd class="hint">
+                        {move || chosen().map(|r| {
+                            let cf = r.metrics.contention_free_allreduce_time_s.iter().copied().fold(0.0, f64::max);
+                            let proof = match r.proven {
+                                Some(true) => " · proven optimal",
+                                Some(false) => " · best found within the node budget (not proven)",
+                                None => "",
+                            };
+                            format!("fluid {} · contention-free {}{proof}", duration_ns(r.metrics.makespan_fluid_s * 1e9), duration_ns(cf * 1e9))
+                        })}
+                    </dd>
+                </div>
+                <div class="metric">
+                    <dt>"Routing time"</dt>
+                    <dd data-testid="route-ms" data-value=move || outcome.with(|o| o.1.to_string())>
+                        {move || outcome.with(|o| format!("{:.1} ms", o.1))}
+                    </dd>
+                    <dd class="hint">"all four algorithms, rates, fluid simulation and the failure sweep"</dd>
+                </div>
+            </dl>
+            <div class="charts">
+                <RouteCanvas study which=algorithm kind=0 testid="chart-route-loads" label="Flows per ToR-spine link, up and down" />
+                <RouteCanvas study which=algorithm kind=1 testid="chart-route-compare" label="Least flow rate and makespan per algorithm" />
+                <RouteCanvas study which=algorithm kind=2 testid="chart-route-failures" label="Makespan against the number of failed spines" />
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,54 @@
+//! The Routing view in headless Chromium: presets and fields route the fabric as the core does
+//! natively, the algorithm choice switches the numbers, and the charts have pixels.
+
+use e2e::{run, Browser};
+use libra_studio::routing::study::{route_study, RoutePreset};
+use std::time::Duration;
+
+fn close(v: &str, want: f64) -> bool {
+    v.parse::<f64>().is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
+}
+
+#[test]
+fn the_routing_view_matches_the_core() {
+    run(Duration::from_secs(120), async {
+        let b = Browser::start(1400, 1100).await;
+        b.open("").await;
+        b.click("view-routing").await;
+        b.wait_testid("routing-view").await;
+        let three = route_study(&RoutePreset::ThreeJobs.setup()).unwrap();
+        // Greedy is shown first; then ECMP and the optimizer.
+        for (value, i) in [("greedy", 1), ("ecmp", 0), ("optimal", 3)] {
+            b.select("route-algorithm", value).await;
+            let m = &three.routed[i].metrics;
+            b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps)).await;
+            b.wait_value("route-makespan", |v| close(v, m.makespan_static_s)).await;
+        }
+        for chart in ["chart-route-loads", "chart-route-compare", "chart-route-failures"] {
+            let (ink, w, h) = b.canvas_ink(chart).await;
+            assert!(w >= 400 && h >= 200, "{chart} is {w}x{h}");
+            assert!(ink > 3_000, "{chart} looks blank: {ink}");
+        }
+        b.screenshot("app-routing").await;
+
+        // A preset, then a field.
+        b.select("route-preset", "spine-failure").await;
+        b.select("route-algorithm", "greedy").await;
+        let failed = route_study(&RoutePreset::SpineFailure.setup()).unwrap();
+        let m = &failed.routed[1].metrics;
+        b.wait_value("route-makespan", |v| close(v, m.makespan_static_s)).await;
+        b.type_into("route-spines", "8").await;
+        let mut setup = RoutePreset::SpineFailure.setup();
+        setup.placement.spines = 8;
+        let wider = route_study(&setup).unwrap();
+        let m = &wider.routed[1].metrics;
+        b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps)).await;
+        let ms: f64 = b.wait_value("route-ms", |v| !v.is_empty()).await.parse().unwrap();
+        eprintln!("routing view: all four algorithms and the failure sweep in {ms:.1} ms");
+        // Back to the design view: its results are still there.
+        b.click("view-design").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

@@ -6,7 +6,8 @@ use libra_studio::routing::study::{route_study, RoutePreset};
 use std::time::Duration;
 
 fn close(v: &str, want: f64) -> bool {
-    v.parse::<f64>().is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
+    v.parse::<f64>()
+        .is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
 }
 
 #[test]
@@ -21,10 +22,16 @@ fn the_routing_view_matches_the_core() {
         for (value, i) in [("greedy", 1), ("ecmp", 0), ("optimal", 3)] {
             b.select("route-algorithm", value).await;
             let m = &three.routed[i].metrics;
-            b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps)).await;
-            b.wait_value("route-makespan", |v| close(v, m.makespan_static_s)).await;
+            b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))
+                .await;
+            b.wait_value("route-makespan", |v| close(v, m.makespan_static_s))
+                .await;
         }
-        for chart in ["chart-route-loads", "chart-route-compare", "chart-route-failures"] {
+        for chart in [
+            "chart-route-loads",
+            "chart-route-compare",
+            "chart-route-failures",
+        ] {
             let (ink, w, h) = b.canvas_ink(chart).await;
             assert!(w >= 400 && h >= 200, "{chart} is {w}x{h}");
             assert!(ink > 3_000, "{chart} looks blank: {ink}");
@@ -36,14 +43,20 @@ fn the_routing_view_matches_the_core() {
         b.select("route-algorithm", "greedy").await;
         let failed = route_study(&RoutePreset::SpineFailure.setup()).unwrap();
         let m = &failed.routed[1].metrics;
-        b.wait_value("route-makespan", |v| close(v, m.makespan_static_s)).await;
+        b.wait_value("route-makespan", |v| close(v, m.makespan_static_s))
+            .await;
         b.type_into("route-spines", "8").await;
         let mut setup = RoutePreset::SpineFailure.setup();
         setup.placement.spines = 8;
         let wider = route_study(&setup).unwrap();
         let m = &wider.routed[1].metrics;
-        b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps)).await;
-        let ms: f64 = b.wait_value("route-ms", |v| !v.is_empty()).await.parse().unwrap();
+        b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))
+            .await;
+        let ms: f64 = b
+            .wait_value("route-ms", |v| !v.is_empty())
+            .await
+            .parse()
+            .unwrap();
         eprintln!("routing view: all four algorithms and the failure sweep in {ms:.1} ms");
         // Back to the design view: its results are still there.
         b.click("view-design").await;

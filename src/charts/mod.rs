@@ -4,6 +4,7 @@
 pub mod bw_bars;
 pub mod cost_bars;
 pub mod front;
+pub mod route_cdf;
 pub mod route_charts;
 pub mod study_charts;
 pub mod time_bars;

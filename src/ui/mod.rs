@@ -99,7 +99,7 @@ fn App() -> impl IntoView {
             </nav>
             <Show when=move || routing.get()>
                 <main class="routing-layout">
-                    <RoutingView />
+                    <RoutingView studio />
                 </main>
             </Show>
             <main class="layout" class:hidden=move || routing.get()>

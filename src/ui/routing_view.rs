@@ -4,9 +4,14 @@
 //! `routing::study`; this view holds the form and draws.
 
 use super::browser;
+use super::studio::Studio;
+use crate::charts::route_cdf::draw_rate_cdf;
 use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
 use crate::charts::ChartStyle;
 use crate::format::duration_ns;
+use crate::format::usd;
+use crate::optimize::study::Study;
+use crate::routing::coupling::savings_usd;
 use crate::routing::study::{route_study, RoutePreset, RouteSetup, RouteStudy};
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -28,7 +33,7 @@ fn RouteCanvas(
     study: Memo<Option<Arc<RouteStudy>>>,
     /// Which algorithm the heatmap shows.
     which: RwSignal<usize>,
-    /// 0: heatmap, 1: comparison, 2: failures.
+    /// 0: heatmap, 1: comparison, 2: failures, 3: flow-rate distribution.
     kind: u8,
     /// `data-testid`.
     testid: &'static str,
@@ -55,6 +60,7 @@ fn RouteCanvas(
             let r = match kind {
                 0 => draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string()),
                 1 => draw_route_compare(&area, &s, &style).map_err(|e| e.to_string()),
+                3 => draw_rate_cdf(&area, &s, &style).map_err(|e| e.to_string()),
                 _ => draw_route_failures(&area, &s, &style).map_err(|e| e.to_string()),
             };
             if let Err(e) = r {
@@ -65,9 +71,63 @@ fn RouteCanvas(
     view! { <canvas node_ref=canvas_ref class="chart" data-testid=testid role="img" aria-label=label></canvas> }
 }
 
+/// What each algorithm's efficiency costs on the design's outermost Switch dimension: the bandwidth
+/// to provision for the design's optimal effective bandwidth, its cost, and the saving against ECMP.
+fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
+    let d = design
+        .dim_labels
+        .iter()
+        .rposition(|l| l.ends_with("Switch"))?;
+    let target = design.optimum.bw_gbps[d];
+    let per_gbps = design.problem.cost_per_gbps[d];
+    let eta_ecmp = routed.routed.first()?.efficiency;
+    let rows = routed
+        .routed
+        .iter()
+        .map(|r| {
+            let saved = savings_usd(1.0, per_gbps, target, eta_ecmp, r.efficiency);
+            view! {
+                <tr>
+                    <td>{r.name}</td>
+                    <td class="num">{format!("{:.3}", r.efficiency)}</td>
+                    <td class="num">{format!("{:.2}", target / r.efficiency)}</td>
+                    <td class="num">{usd(per_gbps * target / r.efficiency)}</td>
+                    <td class="num" data-value=saved.to_string()>{usd(saved)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    Some(view! {
+        <div class="table-scroll" data-testid="route-savings">
+            <p class="hint">
+                {format!(
+                    "On the design's {} (optimal effective bandwidth {target:.2} GB/s per NPU), routing \
+                     efficiency η means provisioning B/η: what each algorithm costs and saves against ECMP.",
+                    design.dim_labels[d]
+                )}
+            </p>
+            <table class="grid">
+                <thead>
+                    <tr>
+                        <th>"algorithm"</th>
+                        <th class="num">"η"</th>
+                        <th class="num">"provisioned GB/s"</th>
+                        <th class="num">"dimension cost"</th>
+                        <th class="num">"saved vs ECMP"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    })
+}
+
 /// The Routing view.
 #[component]
-pub fn RoutingView() -> impl IntoView {
+pub fn RoutingView(
+    /// The app state (the design whose Switch dimension the savings are priced on).
+    studio: Studio,
+) -> impl IntoView {
     let setup = RwSignal::new(RoutePreset::ThreeJobs.setup());
     let algorithm = RwSignal::new(1usize);
     let layout = RwSignal::new(0u32);
@@ -201,9 +261,15 @@ pub fn RoutingView() -> impl IntoView {
                     <dd class="hint">"all four algorithms, rates, fluid simulation and the failure sweep"</dd>
                 </div>
             </dl>
+            {move || {
+                let design = studio.outcome.with(|o| o.study.clone())?;
+                let routed = study.get()?;
+                savings(&design, &routed)
+            }}
             <div class="charts">
                 <RouteCanvas study which=algorithm kind=0 testid="chart-route-loads" label="Flows per ToR-spine link, up and down" />
                 <RouteCanvas study which=algorithm kind=1 testid="chart-route-compare" label="Least flow rate and makespan per algorithm" />
+                <RouteCanvas study which=algorithm kind=3 testid="chart-route-rates" label="Distribution of flow rates per algorithm" />
                 <RouteCanvas study which=algorithm kind=2 testid="chart-route-failures" label="Makespan against the number of failed spines" />
             </div>
         </section>

@@ -16,6 +16,7 @@ use crate::model::network::Network;
 use crate::model::scenario::{Constraints, Objective, Scenario, WorkloadSpec};
 use crate::model::training::ModelOptions;
 use crate::presets::{LibraNetwork, LibraWorkload};
+use crate::routing::study::RouteLink;
 use serde::{Deserialize, Serialize};
 
 /// The version this build writes (and the only one it reads).
@@ -105,6 +106,9 @@ struct Wire {
     model: ModelOptions,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     efficiency: Vec<Option<f64>>,
+    /// The Routing view's state, when it is not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    route: Option<RouteLink>,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -157,7 +161,7 @@ fn libra_network(name: &str) -> Result<LibraNetwork, PermalinkError> {
 }
 
 impl Wire {
-    fn of(sc: &Scenario) -> Wire {
+    fn of(sc: &Scenario, route: Option<&RouteLink>) -> Wire {
         Wire {
             name: sc.name.clone(),
             network: network_by_name(&sc.network),
@@ -167,10 +171,11 @@ impl Wire {
             objective: sc.objective,
             model: sc.model,
             efficiency: sc.efficiency.clone(),
+            route: route.cloned(),
         }
     }
 
-    fn into_scenario(self) -> Result<Scenario, PermalinkError> {
+    fn into_parts(self) -> Result<(Scenario, Option<RouteLink>), PermalinkError> {
         let network = match self.network {
             ByName::Preset(n) => libra_network(&n)?.network(),
             ByName::Custom(n) => n,
@@ -198,28 +203,41 @@ impl Wire {
                 WireWorkload::Custom(spec) => Ok(spec),
             })
             .collect::<Result<Vec<_>, PermalinkError>>()?;
-        Ok(Scenario {
-            name: self.name,
-            network,
-            costs,
-            workloads,
-            constraints: self.constraints,
-            objective: self.objective,
-            model: self.model,
-            efficiency: self.efficiency,
-        })
+        Ok((
+            Scenario {
+                name: self.name,
+                network,
+                costs,
+                workloads,
+                constraints: self.constraints,
+                objective: self.objective,
+                model: self.model,
+                efficiency: self.efficiency,
+            },
+            self.route,
+        ))
     }
 }
 
 /// The fragment (`#v1=...`) that reopens `sc`.
 pub fn encode(sc: &Scenario) -> String {
-    let json = serde_json::to_vec(&Wire::of(sc)).expect("a scenario always serializes");
+    encode_with(sc, None)
+}
+
+/// The fragment that reopens `sc` and the Routing view's state.
+pub fn encode_with(sc: &Scenario, route: Option<&RouteLink>) -> String {
+    let json = serde_json::to_vec(&Wire::of(sc, route)).expect("a scenario always serializes");
     let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
     fragment(&base64url::encode(&packed))
 }
 
 /// The scenario of a fragment (with or without its `#`).
 pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
+    decode_with(fragment).map(|(sc, _)| sc)
+}
+
+/// The scenario and the Routing view's state of a fragment.
+pub fn decode_with(fragment: &str) -> Result<(Scenario, Option<RouteLink>), PermalinkError> {
     let (_, payload) = split_fragment(fragment.trim())?;
     if payload.is_empty() {
         return Err(PermalinkError::NoPayload);
@@ -232,7 +250,7 @@ pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
         })?;
     let wire: Wire =
         serde_json::from_slice(&json).map_err(|e| PermalinkError::BadScenario(e.to_string()))?;
-    wire.into_scenario()
+    wire.into_parts()
 }
 
 /// URL-safe base64 without padding (RFC 4648 section 5): the alphabet of a URL fragment.
@@ -354,6 +372,20 @@ mod tests {
         assert_eq!(decode(&link).unwrap(), sc);
         // Without the '#', and with whitespace around it (pasted).
         assert_eq!(decode(&format!(" {} \n", &link[1..])).unwrap(), sc);
+    }
+
+    #[test]
+    fn the_routing_view_travels_in_the_link() {
+        use crate::routing::study::RoutePreset;
+        let sc = presets::default_scenario();
+        let route = RouteLink {
+            setup: RoutePreset::DegradedLink.setup(),
+            algorithm: 3,
+            open: true,
+        };
+        let link = encode_with(&sc, Some(&route));
+        assert_eq!(decode_with(&link).unwrap(), (sc.clone(), Some(route)));
+        assert_eq!(decode_with(&encode(&sc)).unwrap(), (sc, None));
     }
 
     #[test]

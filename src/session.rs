@@ -8,8 +8,9 @@
 //! - A plain visit shows the saved scenario, or the defaults.
 
 use crate::model::scenario::Scenario;
-use crate::permalink::{decode, PermalinkError};
+use crate::permalink::{decode, decode_with, PermalinkError};
 use crate::presets;
+use crate::routing::study::RouteLink;
 
 /// The localStorage key of the saved scenario (its permalink fragment).
 pub const SAVED_KEY: &str = "libra-studio.scenario";
@@ -63,6 +64,20 @@ pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
     }
 }
 
+/// The Routing view's state a visit opens with: the link's when the link reads (the default when it
+/// has none), the saved one's on a plain visit, the default after a bad link.
+pub fn route_start(fragment: Option<&str>, saved: Option<&str>) -> RouteLink {
+    let route_of = |f: &str| decode_with(f).ok().map(|(_, r)| r.unwrap_or_default());
+    let fragment = fragment
+        .map(|f| f.trim().trim_start_matches('#'))
+        .filter(|f| !f.is_empty());
+    match fragment {
+        Some(f) => route_of(f),
+        None => saved.and_then(route_of),
+    }
+    .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +103,23 @@ mod tests {
         let s = start(Some(bad), Some(&saved));
         assert!(matches!(&s, Start::BadLink { link, own: Some(_), .. } if link == &bad[1..]));
         assert_eq!(s.scenario(), presets::default_scenario());
+        // The Routing view's state: the link's, else the saved one's.
+        let mut route = RouteLink {
+            open: true,
+            ..RouteLink::default()
+        };
+        route.setup.placement.spines = 8;
+        let with_route = crate::permalink::encode_with(&mine, Some(&route));
+        assert_eq!(route_start(Some(&with_route), None), route);
+        assert_eq!(route_start(None, Some(&with_route)), route);
+        assert_eq!(
+            route_start(Some(&saved), Some(&with_route)),
+            RouteLink::default()
+        );
+        assert_eq!(
+            route_start(Some("#v1=bad"), Some(&with_route)),
+            RouteLink::default()
+        );
         // A corrupt saved scenario is as good as none.
         assert_eq!(
             start(None, Some("#v1=garbage")),

@@ -7,7 +7,7 @@ use super::algorithms::splitmix64;
 use super::scenario::{ClosNetwork, Host, Job, LinkKind, LinkRef, RouteScenario};
 
 /// What to generate.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Placement {
     pub tors: u32,
     pub spines: u32,

@@ -76,10 +76,21 @@ impl RoutePreset {
 }
 
 /// What the Routing view routes: a generated placement, and optionally `up:tor0:spine0` degraded.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RouteSetup {
     pub placement: Placement,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded_gbps: Option<f64>,
+}
+
+/// The Routing view's state as a permalink carries it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RouteLink {
+    pub setup: RouteSetup,
+    /// Index of the algorithm shown (ECMP, greedy, capacity-aware greedy, optimal).
+    pub algorithm: usize,
+    /// Whether the Routing view is the one shown.
+    pub open: bool,
 }
 
 impl RouteSetup {
@@ -100,6 +111,17 @@ impl RouteSetup {
         }
         sc.instance().map_err(|e| e.to_string())?;
         Ok(sc)
+    }
+}
+
+impl Default for RouteLink {
+    /// Three jobs sharing ToRs, greedy shown, the design view open.
+    fn default() -> Self {
+        RouteLink {
+            setup: RoutePreset::ThreeJobs.setup(),
+            algorithm: 1,
+            open: false,
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub fn start() {
 fn sync_url_and_storage(studio: Studio) {
     Effect::new(move |_| {
         let valid = studio.parsed.with(Result::is_ok);
+        studio.route.track();
         if !valid || studio.viewing_shared.get() {
             return;
         }
@@ -53,8 +54,9 @@ fn sync_url_and_storage(studio: Studio) {
 fn App() -> impl IntoView {
     let studio = Studio::new();
     sync_url_and_storage(studio);
-    // Which view is shown: the network design (false) or the routing view (true).
-    let routing = RwSignal::new(false);
+    // Which view is shown: the network design or the routing view (part of the link).
+    let routing = Memo::new(move |_| studio.route.with(|r| r.open));
+    let show = move |open: bool| studio.route.update(|r| r.open = open);
     // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
     // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
@@ -84,7 +86,7 @@ fn App() -> impl IntoView {
                     type="button"
                     data-testid="view-design"
                     class:active=move || !routing.get()
-                    on:click=move |_| routing.set(false)
+                    on:click=move |_| show(false)
                 >
                     "Network design"
                 </button>
@@ -92,7 +94,7 @@ fn App() -> impl IntoView {
                     type="button"
                     data-testid="view-routing"
                     class:active=move || routing.get()
-                    on:click=move |_| routing.set(true)
+                    on:click=move |_| show(true)
                 >
                     "Routing"
                 </button>

@@ -32,7 +32,7 @@ fn RouteCanvas(
     /// The study (None while the form is invalid: the last drawing stays).
     study: Memo<Option<Arc<RouteStudy>>>,
     /// Which algorithm the heatmap shows.
-    which: RwSignal<usize>,
+    which: Memo<usize>,
     /// 0: heatmap, 1: comparison, 2: failures, 3: flow-rate distribution.
     kind: u8,
     /// `data-testid`.
@@ -128,9 +128,9 @@ pub fn RoutingView(
     /// The app state (the design whose Switch dimension the savings are priced on).
     studio: Studio,
 ) -> impl IntoView {
-    let setup = RwSignal::new(RoutePreset::ThreeJobs.setup());
-    let algorithm = RwSignal::new(1usize);
-    let layout = RwSignal::new(0u32);
+    let setup = Memo::new(move |_| studio.route.with(|r| r.setup.clone()));
+    let algorithm = Memo::new(move |_| studio.route.with(|r| r.algorithm));
+    let layout = studio.layout;
     let outcome = Memo::new(move |_| {
         let t0 = browser::now_ms();
         let r = setup.with(route_study).map(Arc::new);
@@ -161,7 +161,7 @@ pub fn RoutingView(
                     }
                     on:input=move |ev| {
                         if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
-                            setup.update(|s| set(s, v));
+                            studio.edit_route(|r| set(&mut r.setup, v));
                         }
                     }
                 />
@@ -191,7 +191,7 @@ pub fn RoutingView(
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
                             if let Some(p) = RoutePreset::ALL.into_iter().find(|p| p.key() == v) {
-                                setup.set(p.setup());
+                                studio.edit_route(|r| r.setup = p.setup());
                                 layout.update(|l| *l += 1);
                             }
                         }
@@ -215,14 +215,20 @@ pub fn RoutingView(
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
                             if let Some(i) = ALGORITHMS.iter().position(|a| a.0 == v) {
-                                algorithm.set(i);
+                                studio.edit_route(|r| r.algorithm = i);
                             }
                         }
                     >
                         {ALGORITHMS
                             .iter()
                             .enumerate()
-                            .map(|(i, (v, label))| view! { <option value=*v selected=i == 1>{*label}</option> })
+                            .map(|(i, (v, label))| {
+                                view! {
+                                    <option value=*v selected=move || algorithm.get() == i>
+                                        {*label}
+                                    </option>
+                                }
+                            })
                             .collect_view()}
                     </select>
                 </label>

@@ -6,6 +6,7 @@ use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
 use crate::optimize::study::{study, Study};
 use crate::permalink;
+use crate::routing::study::RouteLink;
 use crate::session::{self, Start};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -50,15 +51,16 @@ pub struct Studio {
     /// When the last edit happened (ms, `browser::now_ms`), until the charts have redrawn.
     pub edited_at: StoredValue<Option<f64>>,
     pub redraw_ms: RwSignal<Option<f64>>,
+    /// The Routing view's state (it travels in the permalink too).
+    pub route: RwSignal<RouteLink>,
 }
 
 impl Studio {
     /// The state at page load, from the URL fragment and the saved scenario.
     pub fn new() -> Studio {
-        let start = session::start(
-            Some(&browser::fragment()),
-            browser::load(session::SAVED_KEY).as_deref(),
-        );
+        let (fragment, saved) = (browser::fragment(), browser::load(session::SAVED_KEY));
+        let start = session::start(Some(&fragment), saved.as_deref());
+        let route = session::route_start(Some(&fragment), saved.as_deref());
         let form = RwSignal::new(Form::from_scenario(&start.scenario()));
         let parsed = Memo::new(move |_| form.with(Form::to_scenario));
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
@@ -97,14 +99,15 @@ impl Studio {
             large_text: RwSignal::new(false),
             edited_at: StoredValue::new(None),
             redraw_ms: RwSignal::new(None),
+            route: RwSignal::new(RouteLink::default()),
         };
-        studio.show_start(start);
+        studio.show_start(start, route);
         studio
     }
 
     /// Show what a visit (or a link opened in this tab) starts with; not an edit, so nothing is
     /// saved until the visitor edits.
-    pub fn show_start(&self, start: Start) {
+    pub fn show_start(&self, start: Start, route: RouteLink) {
         let scenario = start.scenario();
         let (banner, shared) = match start {
             Start::Own(_) => (None, false),
@@ -120,20 +123,34 @@ impl Studio {
         self.viewing_shared.set(shared);
         self.banner.set(banner);
         self.form.set(Form::from_scenario(&scenario));
+        self.route.set(route);
         self.layout.update(|v| *v += 1);
     }
 
     /// A link opened in this tab (the fragment changed by hand or by a click on a link).
     pub fn open_link(&self, fragment: &str) {
-        self.show_start(session::start(
-            Some(fragment),
-            browser::load(session::SAVED_KEY).as_deref(),
-        ));
+        let saved = browser::load(session::SAVED_KEY);
+        self.show_start(
+            session::start(Some(fragment), saved.as_deref()),
+            session::route_start(Some(fragment), saved.as_deref()),
+        );
     }
 
     /// A change typed by the visitor (no re-render of the inputs).
     pub fn edit(&self, f: impl FnOnce(&mut Form)) {
         self.edited_at.set_value(Some(browser::now_ms()));
+        self.now_own();
+        self.form.update(f);
+    }
+
+    /// An edit of the Routing view (it makes the scenario the visitor's own, as any edit does).
+    pub fn edit_route(&self, f: impl FnOnce(&mut RouteLink)) {
+        self.now_own();
+        self.route.update(f);
+    }
+
+    /// After an edit the scenario is the visitor's own: the link banners go, saving resumes.
+    fn now_own(&self) {
         self.viewing_shared.set(false);
         if matches!(
             self.banner.get_untracked(),
@@ -141,7 +158,6 @@ impl Studio {
         ) {
             self.banner.set(None);
         }
-        self.form.update(f);
     }
 
     /// A change to the form's structure (rows added, removed, moved; presets picked): the inputs
@@ -167,10 +183,16 @@ impl Studio {
         })
     }
 
-    /// The current scenario's permalink fragment, when the form is valid.
+    /// The current scenario's permalink fragment (with the Routing view's state unless it is the
+    /// default), when the form is valid.
     pub fn fragment(&self) -> Option<String> {
-        self.parsed
-            .with_untracked(|p| p.as_ref().ok().map(permalink::encode))
+        let route = self.route.get_untracked();
+        let route = (route != RouteLink::default()).then_some(route);
+        self.parsed.with_untracked(|p| {
+            p.as_ref()
+                .ok()
+                .map(|sc| permalink::encode_with(sc, route.as_ref()))
+        })
     }
 }
 

@@ -260,30 +260,10 @@ impl<'a> Search<'a> {
     fn makespan_bound(&self) -> f64 {
         let inst = self.inst;
         let fabric = &inst.fabric;
-        let job_unit: Vec<f64> = inst
-            .jobs
-            .iter()
-            .map(|(chunk, rings)| {
-                let n = rings
-                    .iter()
-                    .map(|&r| inst.rings[r].flows.len())
-                    .min()
-                    .unwrap_or(2);
-                ring_time_s(n, *chunk, 1.0)
-            })
+        let job_unit: Vec<f64> = (0..inst.jobs.len())
+            .map(|j| ring_time_s(inst.ring_sizes(j).min().unwrap_or(2), inst.jobs[j].0, 1.0))
             .collect();
-        let cf = inst
-            .jobs
-            .iter()
-            .map(|(chunk, rings)| {
-                let n = rings
-                    .iter()
-                    .map(|&r| inst.rings[r].flows.len())
-                    .max()
-                    .unwrap_or(2);
-                ring_time_s(n, *chunk, fabric.nic_gbps)
-            })
-            .fold(0.0, f64::max);
+        let cf = contention_free_s(inst);
         // Per link: the least unit time of the jobs that use it or could.
         let mut least = vec![f64::INFINITY; fabric.capacity.len()];
         for f in inst.flows.iter().filter(|f| f.inter_tor()) {
@@ -439,6 +419,16 @@ fn order_and_classes(inst: &Instance) -> (Vec<usize>, Vec<Option<usize>>) {
     (order, prev)
 }
 
+/// The largest contention-free All-Reduce time over the jobs (a bound for every routing).
+fn contention_free_s(inst: &Instance) -> f64 {
+    (0..inst.jobs.len())
+        .map(|j| {
+            let n = inst.ring_sizes(j).max().unwrap_or(2);
+            ring_time_s(n, inst.jobs[j].0, inst.fabric.nic_gbps)
+        })
+        .fold(0.0, f64::max)
+}
+
 /// `nic_gbps` over the most flows on one NIC direction.
 pub fn nic_share(inst: &Instance) -> f64 {
     let mut per_nic = vec![0u32; 2 * inst.fabric.hosts.len()];
@@ -503,29 +493,13 @@ fn root_bound(inst: &Instance, objective: Objective, cap: &[f64]) -> f64 {
                 f64::from(count) / top.max(f64::MIN_POSITIVE)
             }
         }
-        Objective::MinMakespan => inst
-            .jobs
-            .iter()
-            .map(|(chunk, rings)| {
-                let n = rings
-                    .iter()
-                    .map(|&r| inst.rings[r].flows.len())
-                    .max()
-                    .unwrap_or(2);
-                ring_time_s(n, *chunk, fabric.nic_gbps)
-            })
-            .fold(0.0, f64::max),
+        Objective::MinMakespan => contention_free_s(inst),
     }
 }
 
 /// Find the best routing for `objective`, exploring at most `node_budget` nodes.
 pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Optimum {
-    let cap: Vec<f64> = inst
-        .fabric
-        .capacity
-        .iter()
-        .map(|c| c.unwrap_or(0.0))
-        .collect();
+    let cap = inst.capacities();
     let (order, class_prev) = order_and_classes(inst);
     let mut search = Search {
         inst,

@@ -11,12 +11,7 @@ const EPS: f64 = 1e-12;
 
 /// Each job's All-Reduce time (s) with flows on `paths` (by flow id).
 pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
-    let cap: Vec<f64> = inst
-        .fabric
-        .capacity
-        .iter()
-        .map(|c| c.unwrap_or(0.0))
-        .collect();
+    let cap = inst.capacities();
     let chunk_of_ring: Vec<f64> = inst.rings.iter().map(|r| inst.jobs[r.job].0).collect();
     let mut step = vec![0usize; inst.rings.len()];
     let mut ring_done_at = vec![f64::NAN; inst.rings.len()];

@@ -35,12 +35,7 @@ impl Routing {
 
 /// Max-min fair rates of `routing` (Gbps, by flow id).
 pub fn rates(inst: &Instance, routing: &Routing) -> Vec<f64> {
-    let cap: Vec<f64> = inst
-        .fabric
-        .capacity
-        .iter()
-        .map(|c| c.unwrap_or(0.0))
-        .collect();
+    let cap = inst.capacities();
     max_min_rates(&routing.paths(inst), &cap)
 }
 
@@ -112,16 +107,10 @@ pub fn measure(inst: &Instance, routing: &Routing) -> Metrics {
                 .fold(0.0, f64::max)
         })
         .collect();
-    let contention_free: Vec<f64> = inst
-        .jobs
-        .iter()
-        .map(|(chunk, rings)| {
-            let n = rings
-                .iter()
-                .map(|&r| inst.rings[r].flows.len())
-                .max()
-                .unwrap_or(0);
-            ring_time_s(n, *chunk, fabric.nic_gbps)
+    let contention_free: Vec<f64> = (0..inst.jobs.len())
+        .map(|j| {
+            let n = inst.ring_sizes(j).max().unwrap_or(0);
+            ring_time_s(n, inst.jobs[j].0, fabric.nic_gbps)
         })
         .collect();
     let fluid = fluid_times(inst, &routing.paths(inst));

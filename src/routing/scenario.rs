@@ -217,6 +217,22 @@ pub struct Instance {
     pub jobs: Vec<(f64, Vec<usize>)>,
 }
 
+impl Instance {
+    /// Every link's capacity, failed links at 0.
+    pub fn capacities(&self) -> Vec<f64> {
+        self.fabric
+            .capacity
+            .iter()
+            .map(|c| c.unwrap_or(0.0))
+            .collect()
+    }
+
+    /// The sizes of job `j`'s rings.
+    pub fn ring_sizes(&self, j: usize) -> impl Iterator<Item = usize> + '_ {
+        self.jobs[j].1.iter().map(|&r| self.rings[r].flows.len())
+    }
+}
+
 fn positive(field: impl Into<String>, value: f64) -> Result<f64, RouteError> {
     if value.is_finite() && value > 0.0 {
         Ok(value)

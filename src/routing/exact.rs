@@ -647,12 +647,7 @@ mod tests {
                     order: Vec::new(),
                     class_prev: Vec::new(),
                     spine_class: Vec::new(),
-                    cap: inst
-                        .fabric
-                        .capacity
-                        .iter()
-                        .map(|c| c.unwrap_or(0.0))
-                        .collect(),
+                    cap: inst.capacities(),
                     routing: Vec::new(),
                     load: Vec::new(),
                     spine_used: Vec::new(),

@@ -124,6 +124,17 @@ impl Form {
         });
     }
 
+    /// Rename tier `i` (0-based); the dimensions on it follow.
+    pub fn rename_tier(&mut self, i: usize, name: String) {
+        let Some(t) = self.tiers.get_mut(i) else {
+            return;
+        };
+        let old = std::mem::replace(&mut t.name, name.clone());
+        for d in self.dims.iter_mut().filter(|d| d.tier == old) {
+            d.tier = name.clone();
+        }
+    }
+
     pub fn remove_tier(&mut self, i: usize) {
         if i < self.tiers.len() && self.tiers.len() > 1 {
             self.tiers.remove(i);
@@ -355,5 +366,17 @@ mod tests {
         assert!(f.to_scenario().is_ok());
         f.remove_tier(before);
         assert_eq!(f.to_scenario().unwrap_err()[0].field, Field::DimTier(1));
+        // Renaming a tier carries its dimensions along.
+        let mut g = default_form();
+        let pod = g.tiers.iter().position(|t| t.name == "InterPod").unwrap();
+        g.rename_tier(pod, "Pods".into());
+        let sc = g.to_scenario().unwrap();
+        assert_eq!(sc.network.dims[3].tier, "Pods");
+        assert_eq!(sc, {
+            let mut want = presets::default_scenario();
+            want.network.dims[3].tier = "Pods".into();
+            want.costs.tiers[pod].name = "Pods".into();
+            want
+        });
     }
 }

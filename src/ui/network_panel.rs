@@ -171,7 +171,7 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     prop:value=t.name
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
-                        studio.edit(|f| f.tiers[i].name = v);
+                        studio.edit(|f| f.rename_tier(i, v));
                     }
                 />
             </td>

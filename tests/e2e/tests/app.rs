@@ -251,6 +251,21 @@ fn dimensions_are_added_removed_and_reordered() {
         form.dims[3].latency = "2000".into();
         form.model.latency = true;
         shows(&b, &native(&form.to_scenario().unwrap())).await;
+        // Renaming a tier keeps its dimensions on it: same numbers, the new name in their select.
+        b.js("document.querySelector('.tiers').open = true; return true;")
+            .await;
+        let pod = 1 + form
+            .tiers
+            .iter()
+            .position(|t| t.name == "InterPod")
+            .unwrap();
+        b.type_into(&format!("tier-name-{pod}"), "Pods").await;
+        b.wait_js(
+            "the renamed tier in the dimension's select",
+            "return document.querySelector('[data-testid=\"dim-tier-3\"]').value === 'Pods';",
+        )
+        .await;
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
         b.screenshot("app-dims").await;
         b.assert_no_errors().await;
         b.close().await;

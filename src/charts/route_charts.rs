@@ -291,6 +291,7 @@ pub fn draw_route_failures<DB: DrawingBackend>(
         .ecmp_s
         .iter()
         .chain(&f.greedy_s)
+        .chain(&f.optimal_s)
         .copied()
         .fold(0.0f64, f64::max)
         * 1e3
@@ -320,6 +321,7 @@ pub fn draw_route_failures<DB: DrawingBackend>(
     for (name, values, color) in [
         ("ECMP", &f.ecmp_s, palette::SWITCHES),
         ("greedy", &f.greedy_s, palette::LINKS),
+        ("optimal (min makespan)", &f.optimal_s, palette::NICS),
     ] {
         let pts: Vec<(f64, f64)> = f
             .failed

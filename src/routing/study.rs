@@ -141,6 +141,10 @@ pub struct FailureCurve {
     pub failed: Vec<u32>,
     pub ecmp_s: Vec<f64>,
     pub greedy_s: Vec<f64>,
+    /// The optimizer's least static makespan (within a quarter of the view's node budget).
+    pub optimal_s: Vec<f64>,
+    /// Whether each optimal point is proven.
+    pub optimal_proven: Vec<bool>,
 }
 
 /// Everything the Routing view shows.
@@ -185,6 +189,8 @@ pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
         failed: Vec::new(),
         ecmp_s: Vec::new(),
         greedy_s: Vec::new(),
+        optimal_s: Vec::new(),
+        optimal_proven: Vec::new(),
     };
     for f in 0..setup.placement.spines {
         let mut s = setup.clone();
@@ -198,6 +204,11 @@ pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
         failures
             .greedy_s
             .push(measure(&i, &greedy(&i)).makespan_static_s);
+        let best = optimize(&i, Objective::MinMakespan, VIEW_NODE_BUDGET / 4);
+        failures
+            .optimal_s
+            .push(measure(&i, &best.routing).makespan_static_s);
+        failures.optimal_proven.push(best.proven);
     }
     Ok(RouteStudy {
         scenario,
@@ -234,5 +245,11 @@ mod tests {
             .failures;
         assert_eq!(f.failed, vec![0, 1, 2, 3]);
         assert!(f.greedy_s.windows(2).all(|w| w[1] >= w[0] * (1.0 - 1e-9)));
+        // The optimum is never worse than greedy, and (proven) never improves with a failure.
+        for (o, g) in f.optimal_s.iter().zip(&f.greedy_s) {
+            assert!(o <= &(g * (1.0 + 1e-9)));
+        }
+        assert!(f.optimal_proven.iter().all(|p| *p));
+        assert!(f.optimal_s.windows(2).all(|w| w[1] >= w[0] * (1.0 - 1e-9)));
     }
 }

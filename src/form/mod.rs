@@ -8,7 +8,7 @@ pub mod field;
 pub mod workload_source;
 
 use crate::model::cost::{CostError, CostModel, CostTier};
-use crate::model::network::{Dim, Network, NetworkError, Topology};
+use crate::model::network::{parse_npus, Dim, Network, NetworkError, Topology};
 use crate::model::scenario::{
     Constraints, Objective, Scenario, ScenarioError, TotalBandwidth, WorkloadSpec,
 };
@@ -180,22 +180,20 @@ impl Form {
         let mut npus_errors = Vec::new();
         for (i, d) in self.dims.iter().enumerate() {
             let n = i + 1;
-            let text = d.npus.trim();
-            let npus = match text.parse::<u32>() {
-                Ok(v) if v >= 2 => v,
-                parsed => {
-                    npus_errors.push(FieldError::new(
-                        Field::DimNpus(n),
-                        match parsed {
-                            Ok(v) => format!("must be at least 2, got {v}"),
-                            Err(_) => {
-                                format!("must be a whole number of at least 2, got \"{text}\"")
-                            }
-                        },
-                    ));
-                    2
-                }
-            };
+            let npus = parse_npus(n, d.npus.trim()).unwrap_or_else(|e| {
+                // The message without parse_npus's "dimension N: NPUs" prefix: the field names it.
+                let message = match e {
+                    NetworkError::TooFewNpus { npus, .. } => {
+                        format!("must be at least 2, got {npus}")
+                    }
+                    NetworkError::NpusNotANumber { text, .. } => {
+                        format!("must be a whole number of at least 2, got \"{text}\"")
+                    }
+                    other => other.to_string(),
+                };
+                npus_errors.push(FieldError::new(Field::DimNpus(n), message));
+                2
+            });
             let latency = take(optional(Field::DimLatency(n), &d.latency, true)).unwrap_or(0.0);
             mins.push(take(optional(Field::DimMin(n), &d.min, true)));
             maxs.push(take(optional(Field::DimMax(n), &d.max, false)));

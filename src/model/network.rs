@@ -119,16 +119,6 @@ impl Network {
         Ok(total)
     }
 
-    /// This network with the NPU counts typed into a form, one text per dimension.
-    pub fn with_npus_text<S: AsRef<str>>(&self, texts: &[S]) -> Result<Network, NetworkError> {
-        let mut net = self.clone();
-        for (i, (d, text)) in net.dims.iter_mut().zip(texts).enumerate() {
-            d.npus = parse_npus(i + 1, text.as_ref())?;
-        }
-        net.validate()?;
-        Ok(net)
-    }
-
     /// "Ring 4 × FullyConnected 8 × Ring 4 × Switch 32", the way the papers name a shape.
     pub fn shape_label(&self) -> String {
         self.dims
@@ -201,21 +191,6 @@ mod tests {
         assert_eq!(
             parse_npus(1, "1"),
             Err(NetworkError::TooFewNpus { dim: 1, npus: 1 })
-        );
-    }
-
-    #[test]
-    fn form_texts_replace_npu_counts() {
-        let net = presets::libra_4d_network();
-        let edited = net.with_npus_text(&["4", "8", "4", "64"]).unwrap();
-        assert_eq!(edited.total_npus(), Ok(8192));
-        assert_eq!(edited.dims[3].topology, Topology::Switch);
-        assert_eq!(
-            net.with_npus_text(&["4", "", "4", "64"]),
-            Err(NetworkError::NpusNotANumber {
-                dim: 2,
-                text: String::new()
-            })
         );
     }
 

@@ -2,7 +2,6 @@
 //! certificate, and sweep it. Pure Rust.
 
 pub mod barrier;
-pub mod baseline;
 pub mod dense;
 pub mod feasible;
 pub mod linear;
@@ -17,7 +16,6 @@ pub mod sweep;
 pub mod time_x_cost;
 pub mod uniform;
 
-pub use baseline::{compare, uniform_baseline, Baseline, Comparison};
 pub use problem::{compile, CompileError, Pattern, Problem};
 pub use solver::{solve, Solution, SolveError, SolveOptions};
-pub use uniform::{parse_total_bw, uniform_split, AllocationError};
+pub use uniform::{uniform_split, AllocationError};

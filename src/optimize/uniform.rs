@@ -7,20 +7,6 @@ pub enum AllocationError {
     BadTotal(f64),
     #[error("the network has no dimensions")]
     NoDimensions,
-    #[error("total bandwidth must be a number of GB/s greater than 0, got \"{0}\"")]
-    NotANumber(String),
-}
-
-/// Read a total bandwidth typed into a form, GB/s.
-pub fn parse_total_bw(text: &str) -> Result<f64, AllocationError> {
-    let total: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| AllocationError::NotANumber(text.to_string()))?;
-    if !(total.is_finite() && total > 0.0) {
-        return Err(AllocationError::BadTotal(total));
-    }
-    Ok(total)
 }
 
 /// The uniform split of `total_gbps` over `dims` dimensions: `B_d = total / D` (LIBRA's baseline).
@@ -42,17 +28,6 @@ mod tests {
     fn uniform_split_of_500_over_4_dims() {
         assert_eq!(uniform_split(4, 500.0), Ok(vec![125.0; 4]));
         assert_eq!(uniform_split(3, 500.0).unwrap()[0], 500.0 / 3.0);
-    }
-
-    #[test]
-    fn total_bw_text() {
-        assert_eq!(parse_total_bw(" 500 "), Ok(500.0));
-        assert_eq!(
-            parse_total_bw("abc"),
-            Err(AllocationError::NotANumber("abc".into()))
-        );
-        assert_eq!(parse_total_bw("-5"), Err(AllocationError::BadTotal(-5.0)));
-        assert!(parse_total_bw("inf").is_err());
     }
 
     #[test]

@@ -16,6 +16,19 @@ pub fn now_ms() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
 
+/// Size `canvas` in device pixels (its CSS size times the device pixel ratio, so that charts are
+/// crisp on high-DPI screens); returns that ratio.
+pub fn fit_to_device_pixels(canvas: &web_sys::HtmlCanvasElement) -> f64 {
+    let dpr = window().device_pixel_ratio().max(1.0);
+    let (css_w, css_h) = (
+        canvas.client_width().max(200),
+        canvas.client_height().max(150),
+    );
+    canvas.set_width((f64::from(css_w) * dpr).round() as u32);
+    canvas.set_height((f64::from(css_h) * dpr).round() as u32);
+    dpr
+}
+
 /// The URL fragment without its `#` (empty when there is none).
 pub fn fragment() -> String {
     leptos::prelude::location_hash().unwrap_or_default()

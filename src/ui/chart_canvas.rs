@@ -34,13 +34,7 @@ pub fn ChartCanvas(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let dpr = window().device_pixel_ratio().max(1.0);
-        let (css_w, css_h) = (
-            canvas.client_width().max(200),
-            canvas.client_height().max(150),
-        );
-        canvas.set_width((f64::from(css_w) * dpr).round() as u32);
-        canvas.set_height((f64::from(css_h) * dpr).round() as u32);
+        let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle {
             scale: dpr * if large { 1.5 } else { 1.0 },
         };

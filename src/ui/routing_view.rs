@@ -47,13 +47,7 @@ fn RouteCanvas(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let dpr = window().device_pixel_ratio().max(1.0);
-        let (cw, ch) = (
-            canvas.client_width().max(200),
-            canvas.client_height().max(150),
-        );
-        canvas.set_width((f64::from(cw) * dpr).round() as u32);
-        canvas.set_height((f64::from(ch) * dpr).round() as u32);
+        let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle { scale: dpr };
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
             let area = backend.into_drawing_area();

@@ -8,7 +8,7 @@
 //! scale with capacities), so LIBRA's time uses `eta B_d` and stays convex.
 
 use super::generate::{generate, Placement};
-use super::metrics::{measure, Routing};
+use super::metrics::{measure, Metrics, Routing};
 use super::scenario::{Instance, RouteScenario};
 
 /// A Switch dimension's fabric and the rings it carries.
@@ -54,12 +54,29 @@ pub fn switch_scenario(
     Ok(sc)
 }
 
-/// `eta = min over jobs of T_cf / T_static` of `routing`.
-pub fn efficiency(inst: &Instance, routing: &Routing) -> f64 {
-    let m = measure(inst, routing);
+/// Which All-Reduce time the efficiency compares with the contention-free one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EtaBasis {
+    /// `T_static` (ROUTING.md section 5's definition).
+    Static,
+    /// `T_fluid`, the event-driven simulation (the spec's optional variant).
+    Fluid,
+}
+
+/// `eta = min over jobs of T_cf / T` of `routing`, with `T` the static or the fluid time.
+pub fn efficiency(inst: &Instance, routing: &Routing, basis: EtaBasis) -> f64 {
+    efficiency_of(&measure(inst, routing), basis)
+}
+
+/// [`efficiency`] from already measured metrics.
+pub fn efficiency_of(m: &Metrics, basis: EtaBasis) -> f64 {
+    let times = match basis {
+        EtaBasis::Static => &m.job_allreduce_time_static_s,
+        EtaBasis::Fluid => &m.job_allreduce_time_fluid_s,
+    };
     m.contention_free_allreduce_time_s
         .iter()
-        .zip(&m.job_allreduce_time_static_s)
+        .zip(times)
         .map(|(cf, t)| cf / t)
         .fold(1.0, f64::min)
 }
@@ -114,8 +131,8 @@ mod tests {
             let sc = switch_scenario(8, 4, &fabric(), b, 1e8).unwrap();
             let inst = sc.instance().unwrap();
             let (e, g) = (
-                efficiency(&inst, &ecmp(&inst)),
-                efficiency(&inst, &greedy(&inst)),
+                efficiency(&inst, &ecmp(&inst), EtaBasis::Static),
+                efficiency(&inst, &greedy(&inst), EtaBasis::Static),
             );
             // 4 hosts per ToR over 2 spines: at best 2 flows per link, eta 1/2; ECMP may do worse.
             assert!((g - 0.5).abs() < 1e-12, "greedy eta {g}");
@@ -123,9 +140,18 @@ mod tests {
             let at_100 = {
                 let sc = switch_scenario(8, 4, &fabric(), 100.0, 1e8).unwrap();
                 let inst = sc.instance().unwrap();
-                efficiency(&inst, &ecmp(&inst))
+                efficiency(&inst, &ecmp(&inst), EtaBasis::Static)
             };
             assert!((e - at_100).abs() < 1e-12);
+            // Greedy's rates are all equal, so the fluid simulation runs the static steps: the
+            // fluid variant agrees. ECMP's fluid efficiency is a ratio of times too: in (0, 1].
+            let fluid = efficiency(&inst, &greedy(&inst), EtaBasis::Fluid);
+            assert!((fluid - g).abs() < 1e-9, "fluid eta {fluid} vs {g}");
+            let ecmp_fluid = efficiency(&inst, &ecmp(&inst), EtaBasis::Fluid);
+            assert!(
+                ecmp_fluid > 0.0 && ecmp_fluid <= 1.0 + 1e-12,
+                "{ecmp_fluid}"
+            );
         }
         assert_eq!(
             savings_usd(4096.0, 57.4, 18.78, 0.25, 0.5),

@@ -84,6 +84,7 @@ fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
                 <tr>
                     <td>{r.name}</td>
                     <td class="num">{format!("{:.3}", r.efficiency)}</td>
+                    <td class="num">{format!("{:.3}", r.efficiency_fluid)}</td>
                     <td class="num">{format!("{:.2}", target / r.efficiency)}</td>
                     <td class="num">{usd(per_gbps * target / r.efficiency)}</td>
                     <td class="num" data-value=saved.to_string()>{usd(saved)}</td>
@@ -96,7 +97,8 @@ fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
             <p class="hint">
                 {format!(
                     "On the design's {} (optimal effective bandwidth {target:.2} GB/s per NPU), routing \
-                     efficiency η means provisioning B/η: what each algorithm costs and saves against ECMP.",
+                     efficiency η (contention-free over static All-Reduce time) means provisioning B/η: what \
+                     each algorithm costs and saves against ECMP. η fluid uses the fluid simulation's times instead.",
                     design.dim_labels[d]
                 )}
             </p>
@@ -104,7 +106,8 @@ fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
                 <thead>
                     <tr>
                         <th>"algorithm"</th>
-                        <th class="num">"η"</th>
+                        <th class="num" title="contention-free over static All-Reduce time">"η"</th>
+                        <th class="num" title="contention-free over fluid-simulated All-Reduce time (informational)">"η fluid"</th>
                         <th class="num">"provisioned GB/s"</th>
                         <th class="num">"dimension cost"</th>
                         <th class="num">"saved vs ECMP"</th>

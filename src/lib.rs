@@ -1,6 +1,6 @@
 //! libra-studio: LIBRA's network cost and time model, a bandwidth optimizer and Clos routing.
 //!
-//! The core (`model`, `optimize`, `routing`, `permalink`, `presets`, `charts`, `format`) is plain Rust and builds
+//! The core (`model`, `optimize`, `routing`, `permalink`, `presets`, `charts`, `format`, `session`, `view`) is plain Rust and builds
 //! natively; `ui` is the Leptos app (wasm32 only) and `cli` the command line (native only).
 
 pub mod charts;
@@ -12,6 +12,8 @@ pub mod permalink;
 pub mod presets;
 pub mod routing;
 pub mod session;
+pub mod tour;
+pub mod view;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod cli;

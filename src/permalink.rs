@@ -17,6 +17,7 @@ use crate::model::scenario::{Constraints, Objective, Scenario, WorkloadSpec};
 use crate::model::training::ModelOptions;
 use crate::presets::{LibraNetwork, LibraWorkload};
 use crate::routing::study::RouteLink;
+use crate::view::{LinkState, View};
 use serde::{Deserialize, Serialize};
 
 /// The version this build writes (and the only one it reads).
@@ -109,6 +110,16 @@ struct Wire {
     /// The Routing view's state, when it is not the default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     route: Option<RouteLink>,
+    /// The view shown, when it is not the design view.
+    #[serde(default, skip_serializing_if = "View::is_design")]
+    view: View,
+    /// A scenario pinned for comparison (in the same wire form; its own extras are ignored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pinned: Option<Box<Wire>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    landscape: Option<(usize, usize)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tour: Option<usize>,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -161,7 +172,7 @@ fn libra_network(name: &str) -> Result<LibraNetwork, PermalinkError> {
 }
 
 impl Wire {
-    fn of(sc: &Scenario, route: Option<&RouteLink>) -> Wire {
+    fn of(sc: &Scenario, state: &LinkState) -> Wire {
         Wire {
             name: sc.name.clone(),
             network: network_by_name(&sc.network),
@@ -171,11 +182,28 @@ impl Wire {
             objective: sc.objective,
             model: sc.model,
             efficiency: sc.efficiency.clone(),
-            route: route.cloned(),
+            route: (state.route != RouteLink::default()).then(|| state.route.clone()),
+            view: state.view,
+            pinned: state
+                .pinned
+                .as_ref()
+                .map(|p| Box::new(Wire::of(p, &LinkState::default()))),
+            landscape: state.landscape,
+            tour: state.tour,
         }
     }
 
-    fn into_parts(self) -> Result<(Scenario, Option<RouteLink>), PermalinkError> {
+    fn into_parts(mut self) -> Result<(Scenario, LinkState), PermalinkError> {
+        let state = LinkState {
+            view: self.view,
+            route: self.route.take().unwrap_or_default(),
+            pinned: match self.pinned.take() {
+                Some(p) => Some(p.into_parts()?.0),
+                None => None,
+            },
+            landscape: self.landscape,
+            tour: self.tour,
+        };
         let network = match self.network {
             ByName::Preset(n) => libra_network(&n)?.network(),
             ByName::Custom(n) => n,
@@ -214,19 +242,19 @@ impl Wire {
                 model: self.model,
                 efficiency: self.efficiency,
             },
-            self.route,
+            state,
         ))
     }
 }
 
 /// The fragment (`#v1=...`) that reopens `sc`.
 pub fn encode(sc: &Scenario) -> String {
-    encode_with(sc, None)
+    encode_with(sc, &LinkState::default())
 }
 
-/// The fragment that reopens `sc` and the Routing view's state.
-pub fn encode_with(sc: &Scenario, route: Option<&RouteLink>) -> String {
-    let json = serde_json::to_vec(&Wire::of(sc, route)).expect("a scenario always serializes");
+/// The fragment that reopens `sc` and the rest of the app's state.
+pub fn encode_with(sc: &Scenario, state: &LinkState) -> String {
+    let json = serde_json::to_vec(&Wire::of(sc, state)).expect("a scenario always serializes");
     let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
     fragment(&base64url::encode(&packed))
 }
@@ -236,8 +264,8 @@ pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
     decode_with(fragment).map(|(sc, _)| sc)
 }
 
-/// The scenario and the Routing view's state of a fragment.
-pub fn decode_with(fragment: &str) -> Result<(Scenario, Option<RouteLink>), PermalinkError> {
+/// The scenario and the rest of the app's state of a fragment.
+pub fn decode_with(fragment: &str) -> Result<(Scenario, LinkState), PermalinkError> {
     let (_, payload) = split_fragment(fragment.trim())?;
     if payload.is_empty() {
         return Err(PermalinkError::NoPayload);
@@ -375,17 +403,36 @@ mod tests {
     }
 
     #[test]
-    fn the_routing_view_travels_in_the_link() {
+    fn the_views_state_travels_in_the_link() {
         use crate::routing::study::RoutePreset;
         let sc = presets::default_scenario();
-        let route = RouteLink {
-            setup: RoutePreset::DegradedLink.setup(),
-            algorithm: 3,
-            open: true,
+        let state = LinkState {
+            view: View::Routing,
+            route: RouteLink {
+                setup: RoutePreset::DegradedLink.setup(),
+                algorithm: 3,
+            },
+            pinned: Some(presets::libra_scenario(
+                LibraWorkload::Dlrm,
+                LibraNetwork::D3,
+            )),
+            landscape: Some((1, 3)),
+            tour: Some(2),
         };
-        let link = encode_with(&sc, Some(&route));
-        assert_eq!(decode_with(&link).unwrap(), (sc.clone(), Some(route)));
-        assert_eq!(decode_with(&encode(&sc)).unwrap(), (sc, None));
+        let link = encode_with(&sc, &state);
+        assert_eq!(decode_with(&link).unwrap(), (sc.clone(), state));
+        assert_eq!(
+            decode_with(&encode(&sc)).unwrap(),
+            (sc.clone(), LinkState::default())
+        );
+        // The default state adds nothing to the link.
+        assert_eq!(encode_with(&sc, &LinkState::default()), encode(&sc));
+        // A pinned preset travels by name: the link stays short.
+        let pinned = LinkState {
+            pinned: Some(sc.clone()),
+            ..LinkState::default()
+        };
+        assert!(encode_with(&sc, &pinned).len() < 2 * encode(&sc).len());
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use crate::model::scenario::Scenario;
 use crate::permalink::{decode, decode_with, PermalinkError};
 use crate::presets;
-use crate::routing::study::RouteLink;
+use crate::view::LinkState;
 
 /// The localStorage key of the saved scenario (its permalink fragment).
 pub const SAVED_KEY: &str = "libra-studio.scenario";
@@ -64,10 +64,11 @@ pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
     }
 }
 
-/// The Routing view's state a visit opens with: the link's when the link reads (the default when it
-/// has none), the saved one's on a plain visit, the default after a bad link.
-pub fn route_start(fragment: Option<&str>, saved: Option<&str>) -> RouteLink {
-    let route_of = |f: &str| decode_with(f).ok().map(|(_, r)| r.unwrap_or_default());
+/// The app's state besides the scenario (view, Routing view, pinned scenario, tour) a visit opens
+/// with: the link's when the link reads, the saved one's on a plain visit, the default after a bad
+/// link.
+pub fn state_start(fragment: Option<&str>, saved: Option<&str>) -> LinkState {
+    let route_of = |f: &str| decode_with(f).ok().map(|(_, state)| state);
     let fragment = fragment
         .map(|f| f.trim().trim_start_matches('#'))
         .filter(|f| !f.is_empty());
@@ -103,22 +104,23 @@ mod tests {
         let s = start(Some(bad), Some(&saved));
         assert!(matches!(&s, Start::BadLink { link, own: Some(_), .. } if link == &bad[1..]));
         assert_eq!(s.scenario(), presets::default_scenario());
-        // The Routing view's state: the link's, else the saved one's.
-        let mut route = RouteLink {
-            open: true,
-            ..RouteLink::default()
+        // The rest of the state: the link's, else the saved one's.
+        let mut state = LinkState {
+            view: crate::view::View::Routing,
+            tour: Some(1),
+            ..LinkState::default()
         };
-        route.setup.placement.spines = 8;
-        let with_route = crate::permalink::encode_with(&mine, Some(&route));
-        assert_eq!(route_start(Some(&with_route), None), route);
-        assert_eq!(route_start(None, Some(&with_route)), route);
+        state.route.setup.placement.spines = 8;
+        let with_state = crate::permalink::encode_with(&mine, &state);
+        assert_eq!(state_start(Some(&with_state), None), state);
+        assert_eq!(state_start(None, Some(&with_state)), state);
         assert_eq!(
-            route_start(Some(&saved), Some(&with_route)),
-            RouteLink::default()
+            state_start(Some(&saved), Some(&with_state)),
+            LinkState::default()
         );
         assert_eq!(
-            route_start(Some("#v1=bad"), Some(&with_route)),
-            RouteLink::default()
+            state_start(Some("#v1=bad"), Some(&with_state)),
+            LinkState::default()
         );
         // A corrupt saved scenario is as good as none.
         assert_eq!(

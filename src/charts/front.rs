@@ -25,6 +25,8 @@ pub struct FrontChart {
     pub uniform: Option<Design>,
     /// A point of the front to highlight (hovered).
     pub highlight: Option<usize>,
+    /// A pinned scenario's front and design, drawn beside for comparison.
+    pub pinned: Option<(Vec<Design>, Option<Design>)>,
 }
 
 /// Short dollars for axis labels: `$2.5M`, `$120k`.
@@ -97,6 +99,11 @@ pub fn draw_front<DB: DrawingBackend>(
             .iter()
             .chain(data.current.iter())
             .chain(data.uniform.iter())
+            .chain(
+                data.pinned
+                    .iter()
+                    .flat_map(|(f, c)| f.iter().chain(c.iter())),
+            )
     };
     let (Some((x0, x1)), Some((y0, y1))) = (
         bounds(all().map(|d| d.cost_usd)),
@@ -109,12 +116,53 @@ pub fn draw_front<DB: DrawingBackend>(
     let x = (xa..xb)
         .log_scale()
         .with_key_points(nice_log_points(xa, xb));
-    if y1 / y0 > 10.0 {
-        plot(area, data, style, x, (y0 / 1.1..y1 * 1.1).log_scale())
+    // One coordinate type for both cases (a log axis; over less than a decade it reads as linear,
+    // with evenly spaced marks): half the code in the wasm.
+    let y = if y1 / y0 > 10.0 {
+        let (ya, yb) = (y0 / 1.1, y1 * 1.1);
+        (ya..yb)
+            .log_scale()
+            .with_key_points(nice_log_points(ya, yb))
     } else {
         let pad = ((y1 - y0) * 0.08).max(y1 * 0.01);
-        plot(area, data, style, x, (y0 - pad).max(0.0)..y1 + pad)
+        let (ya, yb) = ((y0 - pad).max(y0 / 2.0), y1 + pad);
+        (ya..yb)
+            .log_scale()
+            .with_key_points(nice_linear_points(ya, yb, 6))
+    };
+    plot(area, data, style, x, y)
+}
+
+/// Marks for a log axis over `lo..hi`: 1-2-5 per decade, or evenly spaced round values when the
+/// range is under a decade (where 1-2-5 would leave one or two marks).
+pub fn axis_points(lo: f64, hi: f64) -> Vec<f64> {
+    if hi / lo >= 10.0 {
+        nice_log_points(lo, hi)
+    } else {
+        nice_linear_points(lo, hi, 6)
     }
+}
+
+/// About `n` evenly spaced marks at round values (1, 2 or 5 times a power of ten apart) within
+/// `lo..=hi`.
+pub fn nice_linear_points(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+    if !(hi > lo && lo.is_finite() && hi.is_finite() && n > 0) {
+        return Vec::new();
+    }
+    let raw = (hi - lo) / n as f64;
+    let p = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * p);
+    let mut v = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while v <= hi {
+        out.push(v);
+        v += step;
+    }
+    out
 }
 
 fn plot<DB, X, Y>(
@@ -175,6 +223,38 @@ where
             .map(|p| Circle::new(*p, r, palette::LINKS.filled())),
     )?;
     let big = style.px(7.0) as i32;
+    if let Some((front, design)) = &data.pinned {
+        let pinned: Vec<(f64, f64)> = front
+            .iter()
+            .map(|d| (d.cost_usd, d.time_ns / 1e6))
+            .collect();
+        let c = palette::PINNED;
+        chart
+            .draw_series([PathElement::new(
+                pinned.clone(),
+                c.mix(0.8).stroke_width(style.px(2.0)),
+            )])?
+            .label("pinned scenario's front")
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 4 * r, y)], c.stroke_width(2))
+            });
+        let sq = style.px(2.5) as i32;
+        chart.draw_series(
+            pinned
+                .iter()
+                .map(|p| EmptyElement::at(*p) + Rectangle::new([(-sq, -sq), (sq, sq)], c.filled())),
+        )?;
+        if let Some(d) = design {
+            let p = (d.cost_usd, d.time_ns / 1e6);
+            chart.draw_series([EmptyElement::at(p)
+                + Rectangle::new([(-big, -big), (big, big)], c.filled())
+                + Text::new(
+                    format!("pinned: {}", duration_ns(d.time_ns)),
+                    (big + 4, big),
+                    ("sans-serif", style.font(12.0)).into_font().color(&c),
+                )])?;
+        }
+    }
     let marks: [(Option<Design>, &str, RGBColor); 2] = [
         (data.uniform, "uniform split", palette::UNIFORM_MARK),
         (data.current, "current design", palette::CURRENT),
@@ -239,6 +319,7 @@ mod tests {
                 time_ns: 7.75e8,
             }),
             highlight: Some(3),
+            pinned: None,
         }
     }
 
@@ -276,6 +357,7 @@ mod tests {
             current: None,
             uniform: None,
             highlight: None,
+            pinned: None,
         };
         assert!(draw_front(&area, &empty, &ChartStyle::default())
             .unwrap()
@@ -291,6 +373,16 @@ mod tests {
         );
         assert_eq!(nice_log_points(1.5e6, 1.1e7), vec![2e6, 5e6, 1e7]);
         assert!(nice_log_points(0.0, 1.0).is_empty());
+    }
+
+    #[test]
+    fn linear_axis_marks() {
+        assert_eq!(
+            nice_linear_points(700.0, 790.0, 6),
+            vec![700.0, 720.0, 740.0, 760.0, 780.0]
+        );
+        assert_eq!(nice_linear_points(0.0, 1.0, 4), vec![0.0, 0.5, 1.0]);
+        assert!(nice_linear_points(5.0, 5.0, 4).is_empty());
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! canvas, exports SVG and runs in native tests.
 
 pub mod bw_bars;
+pub mod compare_chart;
 pub mod cost_bars;
 pub mod front;
+pub mod landscape_chart;
 pub mod route_cdf;
 pub mod route_charts;
 pub mod study_charts;
@@ -130,6 +132,8 @@ pub mod palette {
     pub const UNIFORM: RGBColor = RGBColor(0xa9, 0xb4, 0xc2);
     /// The uniform design's marker (darker than the bars, to stand out on white).
     pub const UNIFORM_MARK: RGBColor = RGBColor(0x6b, 0x76, 0x85);
+    /// A pinned scenario (side by side).
+    pub const PINNED: RGBColor = RGBColor(0x8e, 0x5a, 0xb5);
     /// The current design's marker.
     pub const CURRENT: RGBColor = RGBColor(0xc0, 0x39, 0x2b);
     /// Compute time in the time breakdown.

@@ -60,12 +60,14 @@ impl StudyChart {
         }
     }
 
-    /// Draw the chart of `study` on `area`; `highlight` marks one front point. Returns the pixel
-    /// positions of the front's points (empty for the other charts).
+    /// Draw the chart of `study` on `area`, with a `pinned` study beside it (its front and design
+    /// on the front chart, its optimum on the time breakdown); `highlight` marks one front point.
+    /// Returns the pixel positions of the front's points (empty for the other charts).
     pub fn draw<DB: DrawingBackend>(
         self,
         area: &DrawingArea<DB, Shift>,
         study: &Study,
+        pinned: Option<&Study>,
         highlight: Option<usize>,
         style: &ChartStyle,
     ) -> Result<Vec<(i32, i32)>, String> {
@@ -73,7 +75,12 @@ impl StudyChart {
         let labels = study.dim_labels.iter().cloned();
         match self {
             StudyChart::Front => {
-                draw_front(area, &front_chart(study, highlight), style).map_err(err)
+                let mut data = front_chart(study, highlight);
+                if let Some(p) = pinned {
+                    let other = front_chart(p, None);
+                    data.pinned = Some((other.front, other.current));
+                }
+                draw_front(area, &data, style).map_err(err)
             }
             StudyChart::Bandwidth => {
                 let bars: Vec<BwBar> = labels
@@ -92,6 +99,9 @@ impl StudyChart {
                 let mut bars = Vec::new();
                 if let Some(u) = &study.uniform {
                     bars.push(TimeBar::from_evaluation("uniform split", &u.evaluation));
+                }
+                if let Some(p) = pinned {
+                    bars.push(TimeBar::from_evaluation("pinned optimum", &p.evaluation));
                 }
                 bars.push(TimeBar::from_evaluation("optimum", &study.evaluation));
                 draw_time_bars(area, &bars, style)
@@ -131,6 +141,7 @@ pub fn front_chart(study: &Study, highlight: Option<usize>) -> FrontChart {
         current: Some(design(&study.evaluation)),
         uniform: study.uniform.as_ref().map(|u| design(&u.evaluation)),
         highlight,
+        pinned: None,
     }
 }
 
@@ -146,6 +157,7 @@ pub fn front_csv(study: &Study) -> String {
 pub fn chart_svg(
     chart: StudyChart,
     study: &Study,
+    pinned: Option<&Study>,
     width: u32,
     height: u32,
 ) -> Result<String, String> {
@@ -153,7 +165,7 @@ pub fn chart_svg(
     let mut svg = String::new();
     {
         let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
-        chart.draw(&area, study, None, &ChartStyle::default())?;
+        chart.draw(&area, study, pinned, None, &ChartStyle::default())?;
     }
     Ok(svg)
 }
@@ -168,13 +180,26 @@ mod tests {
     fn every_chart_of_the_default_study_draws_as_svg() {
         let s = study(&presets::default_scenario()).unwrap();
         for chart in StudyChart::ALL {
-            let svg = chart_svg(chart, &s, 800, 400).unwrap();
+            let svg = chart_svg(chart, &s, None, 800, 400).unwrap();
             assert!(svg.starts_with("<svg"), "{}", chart.testid());
             assert!(svg.len() > 2_000, "{} is nearly empty", chart.testid());
         }
-        let front = chart_svg(StudyChart::Front, &s, 800, 400).unwrap();
+        let front = chart_svg(StudyChart::Front, &s, None, 800, 400).unwrap();
         assert!(front.contains("current design: 722.41 ms"));
         assert!(front.contains("uniform split: 775.05 ms"));
+        // A pinned scenario adds its front and design to the front, and a bar to the breakdown.
+        let mut other = presets::default_scenario();
+        other.constraints.total_bw = None;
+        other.constraints.budget_usd = Some(2e8);
+        let p = study(&other).unwrap();
+        let both = chart_svg(StudyChart::Front, &s, Some(&p), 800, 400).unwrap();
+        assert!(
+            both.contains("pinned scenario&apos;s front")
+                || both.contains("pinned scenario's front")
+        );
+        assert!(both.contains("pinned: "));
+        let bars = chart_svg(StudyChart::TimeBreakdown, &s, Some(&p), 800, 400).unwrap();
+        assert!(bars.contains("pinned optimum"));
     }
 
     #[test]

@@ -284,7 +284,8 @@ impl Scenario {
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, serde_json::Error> {
-        serde_json::from_str(text)
+        // From bytes, as the permalink decoder reads: one deserializer in the app's wasm.
+        serde_json::from_slice(text.as_bytes())
     }
 }
 

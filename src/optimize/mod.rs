@@ -3,13 +3,17 @@
 
 pub mod barrier;
 pub mod dense;
+pub mod explain;
 pub mod feasible;
+pub mod landscape;
 pub mod linear;
 pub mod lp;
 pub mod min_cost;
 mod polish;
 pub mod problem;
+pub mod shape_run;
 pub mod shapes;
+pub mod side_by_side;
 pub mod solver;
 pub mod study;
 pub mod sweep;

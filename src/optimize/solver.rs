@@ -61,6 +61,10 @@ pub struct Solution {
     /// side (ns per GB/s, or per $ for a budget), in the order of the problem's rows (after the
     /// feasibility analysis).
     pub sensitivity: Vec<f64>,
+    /// The bandwidths the barrier method went through: its start, the center of each barrier
+    /// weight, then the optimum (only the start and the optimum when a warm start finished at once;
+    /// empty for solves that are not a single barrier run).
+    pub path: Vec<Vec<f64>>,
 }
 
 /// Why no solution is returned.
@@ -224,6 +228,8 @@ struct Run {
     up: f64,
     low: f64,
     steps: usize,
+    /// `z0` and every center.
+    path: Vec<Vec<f64>>,
 }
 
 /// Run the barrier method from `z0` until the certified gap of `c.z + offset` is below `rel_gap`.
@@ -239,6 +245,7 @@ fn run(
     let m = ep.m() as f64;
     let f0: f64 = ep.c.iter().zip(&z0).map(|(c, z)| c * z).sum::<f64>();
     let mut tau = m / f0.abs().max(1e-12);
+    let mut path = vec![z0.clone()];
     let mut z = z0;
     let mut steps = 0;
     let mut best: Option<Run> = None;
@@ -249,6 +256,7 @@ fn run(
             .center(z.clone(), tau, left.min(200))
             .ok_or_else(|| SolveError::Numerical("singular Newton system".into()))?;
         steps += cen.newton_steps;
+        path.push(cen.z.clone());
         let up = true_objective(&cen.z);
         let mult = barrier_multipliers(ep, &cen, tau);
         let low = (dual_bound(ep, &mult, &cen.z, upper) + offset).min(up);
@@ -266,6 +274,7 @@ fn run(
                         up: up_p,
                         low: low_p,
                         steps,
+                        path,
                     });
                 }
             }
@@ -279,6 +288,7 @@ fn run(
                 up,
                 low,
                 steps,
+                path: Vec::new(),
             });
         }
         if done {
@@ -288,6 +298,7 @@ fn run(
     }
     let mut best = best.expect("at least one centering");
     best.steps = steps;
+    best.path = path;
     Ok(best)
 }
 
@@ -343,6 +354,7 @@ fn solution(problem: &Problem, bw: Vec<f64>, by_cost: bool, lower: f64, steps: u
         gap: ((value - lower) / value.abs().max(f64::MIN_POSITIVE)).max(0.0),
         iterations: steps,
         sensitivity: Vec::new(),
+        path: Vec::new(),
     }
 }
 
@@ -427,14 +439,19 @@ pub(crate) fn min_time_warm(
             let up = truth(&zp);
             let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
             if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
-                return Ok(finish(&zp, mp, low, 0));
+                let (mut sol, warm) = finish(&zp, mp, low, 0);
+                sol.path = vec![w.bw.clone(), sol.bw_gbps.clone()];
+                return Ok((sol, warm));
             }
         }
     }
     let mut z0 = b0.clone();
     z0.extend(start_t(problem, &b0, 0.1));
     let r = run(&ep, z0, compute, &upper, opts, &truth)?;
-    Ok(finish(&r.z, r.mult, r.low, r.steps))
+    let (mut sol, warm) = finish(&r.z, r.mult, r.low, r.steps);
+    sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
+    sol.path.push(sol.bw_gbps.clone());
+    Ok((sol, warm))
 }
 
 /// Dimensions without traffic do not change the time, so their bandwidth is set to the least the

@@ -89,8 +89,6 @@ pub struct RouteLink {
     pub setup: RouteSetup,
     /// Index of the algorithm shown (ECMP, greedy, capacity-aware greedy, optimal).
     pub algorithm: usize,
-    /// Whether the Routing view is the one shown.
-    pub open: bool,
 }
 
 impl RouteSetup {
@@ -115,12 +113,11 @@ impl RouteSetup {
 }
 
 impl Default for RouteLink {
-    /// Three jobs sharing ToRs, greedy shown, the design view open.
+    /// Three jobs sharing ToRs, greedy shown.
     fn default() -> Self {
         RouteLink {
             setup: RoutePreset::ThreeJobs.setup(),
             algorithm: 1,
-            open: false,
         }
     }
 }

@@ -117,3 +117,16 @@ pub async fn read_picked(input: &web_sys::HtmlInputElement) -> Result<(String, S
     let content = JsFuture::from(file.text()).await.map_err(text)?;
     Ok((file.name(), content.as_string().unwrap_or_default()))
 }
+
+/// Run `step` once per animation frame until it returns true (long work that keeps the page
+/// responsive and can show its progress between frames).
+pub fn run_in_frames(step: impl FnMut() -> bool + 'static) {
+    fn next(mut step: Box<dyn FnMut() -> bool>) {
+        leptos::prelude::request_animation_frame(move || {
+            if !step() {
+                next(step);
+            }
+        });
+    }
+    next(Box::new(step));
+}

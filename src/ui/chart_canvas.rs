@@ -31,6 +31,7 @@ pub fn ChartCanvas(
         let large = studio.large_text.get();
         let highlight = hover.get();
         let Some(s) = study.get() else { return };
+        let pinned = studio.pinned_study.get();
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -40,7 +41,13 @@ pub fn ChartCanvas(
         };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            match chart.draw(&backend.into_drawing_area(), &s, highlight, &style) {
+            match chart.draw(
+                &backend.into_drawing_area(),
+                &s,
+                pinned.as_deref(),
+                highlight,
+                &style,
+            ) {
                 Ok(p) => {
                     // The points in CSS pixels, for tests and tools that drive the page.
                     if !p.is_empty() {
@@ -113,7 +120,8 @@ pub fn ChartCanvas(
                 c.client_height().max(150) as u32,
             )
         });
-        let result = chart_svg(chart, &s, w, h).and_then(|svg| {
+        let pinned = studio.pinned_study.get_untracked();
+        let result = chart_svg(chart, &s, pinned.as_deref(), w, h).and_then(|svg| {
             browser::download(&svg, &format!("{}.svg", chart.file_stem()), "image/svg+xml")
         });
         if let Err(e) = result {

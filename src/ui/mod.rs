@@ -5,26 +5,36 @@ mod browser;
 mod chart_canvas;
 mod constraints_panel;
 mod fields;
+mod landscape_view;
 mod network_import;
 mod network_panel;
+mod plot_canvas;
 mod results_panel;
 mod routing_view;
 mod shape_drawing;
+mod shapes_view;
+mod side_by_side_panel;
 mod studio;
 mod toolbar;
+mod tour_panel;
 mod workload_panel;
 mod workload_sources;
 
 use crate::charts::StudyChart;
+use crate::view::View;
 use banners::Banners;
 use chart_canvas::ChartCanvas;
 use constraints_panel::ConstraintsPanel;
+use landscape_view::LandscapeView;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
 use results_panel::ResultsPanel;
 use routing_view::RoutingView;
+use shapes_view::ShapesView;
+use side_by_side_panel::SideBySidePanel;
 use studio::Studio;
 use toolbar::Toolbar;
+use tour_panel::TourPanel;
 use workload_panel::WorkloadPanel;
 
 /// Mount the app on the page's body.
@@ -33,19 +43,26 @@ pub fn start() {
     leptos::mount::mount_to_body(App);
 }
 
-/// Keep the URL and the saved scenario in step with the form: the URL fragment is replaced (no
-/// history entry per keystroke) and the scenario saved, except while a shared scenario is viewed
-/// unedited. An invalid form leaves both at the last valid scenario.
+/// Keep the URL and the saved scenario in step with the form and the view: the URL fragment is
+/// replaced (no history entry per keystroke) and the scenario saved, except that a shared
+/// scenario viewed unedited is not saved and a bad link stays in the address bar. An invalid form
+/// leaves both at the last valid scenario.
 fn sync_url_and_storage(studio: Studio) {
     Effect::new(move |_| {
         let valid = studio.parsed.with(Result::is_ok);
-        studio.route.track();
-        if !valid || studio.viewing_shared.get() {
+        studio.track_link_state();
+        let shared = studio.viewing_shared.get();
+        let bad_link = studio
+            .banner
+            .with_untracked(|b| matches!(b, Some(studio::Banner::BadLink { .. })));
+        if !valid || (shared && bad_link) {
             return;
         }
         if let Some(fragment) = studio.fragment() {
             browser::replace_fragment(&fragment);
-            browser::save(crate::session::SAVED_KEY, &fragment);
+            if !shared {
+                browser::save(crate::session::SAVED_KEY, &fragment);
+            }
         }
     });
 }
@@ -54,9 +71,13 @@ fn sync_url_and_storage(studio: Studio) {
 fn App() -> impl IntoView {
     let studio = Studio::new();
     sync_url_and_storage(studio);
-    // Which view is shown: the network design or the routing view (part of the link).
-    let routing = Memo::new(move |_| studio.route.with(|r| r.open));
-    let show = move |open: bool| studio.route.update(|r| r.open = open);
+    let view = studio.view;
+    let showing = move |v: View| Memo::new(move |_| view.get() == v);
+    let (routing, shapes, landscape) = (
+        showing(View::Routing),
+        showing(View::Shapes),
+        showing(View::Landscape),
+    );
     // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
     // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
@@ -69,7 +90,11 @@ fn App() -> impl IntoView {
         }
     });
     view! {
-        <div class="app" class:large-text=move || studio.large_text.get()>
+        <div
+            class="app"
+            class:large-text=move || studio.large_text.get()
+            class:presenting=move || studio.presenting.get()
+        >
             <header class="app-header">
                 <div class="brand">
                     <h1>"libra-studio"</h1>
@@ -81,30 +106,38 @@ fn App() -> impl IntoView {
                 <Toolbar studio />
             </header>
             <Banners studio />
+            <TourPanel studio />
             <nav class="views" aria-label="Views">
-                <button
-                    type="button"
-                    data-testid="view-design"
-                    class:active=move || !routing.get()
-                    on:click=move |_| show(false)
-                >
-                    "Network design"
-                </button>
-                <button
-                    type="button"
-                    data-testid="view-routing"
-                    class:active=move || routing.get()
-                    on:click=move |_| show(true)
-                >
-                    "Routing"
-                </button>
+                {View::ALL
+                    .into_iter()
+                    .map(|v| view! {
+                        <button
+                            type="button"
+                            data-testid=v.testid()
+                            class:active=move || view.get() == v
+                            on:click=move |_| view.set(v)
+                        >
+                            {v.label()}
+                        </button>
+                    })
+                    .collect_view()}
             </nav>
             <Show when=move || routing.get()>
                 <main class="routing-layout">
                     <RoutingView studio />
                 </main>
             </Show>
-            <main class="layout" class:hidden=move || routing.get()>
+            <Show when=move || shapes.get()>
+                <main class="wide-layout">
+                    <ShapesView studio />
+                </main>
+            </Show>
+            <Show when=move || landscape.get()>
+                <main class="wide-layout">
+                    <LandscapeView studio />
+                </main>
+            </Show>
+            <main class="layout" class:hidden=move || view.get() != View::Design>
                 <div class="inputs" data-testid="input-panel">
                     <NetworkPanel studio />
                     <WorkloadPanel studio />
@@ -112,6 +145,7 @@ fn App() -> impl IntoView {
                 </div>
                 <div class="outputs" data-testid="results-panel">
                     <ResultsPanel studio />
+                    <SideBySidePanel studio />
                     <section class="panel charts" aria-label="Charts">
                         {StudyChart::ALL
                             .into_iter()

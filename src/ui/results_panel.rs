@@ -5,6 +5,7 @@
 use super::studio::{Outcome, Studio};
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Objective;
+use crate::optimize::explain::{explain_dimensions, explain_results, Explanation};
 use crate::optimize::study::Study;
 use leptos::prelude::*;
 
@@ -163,7 +164,7 @@ fn patterns_table(s: &Study) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <details class="patterns">
+        <details class="patterns" open>
             <summary>"Which dimension bounds each collective pattern"</summary>
             <table class="grid">
                 <thead>
@@ -175,6 +176,29 @@ fn patterns_table(s: &Study) -> impl IntoView {
                 </thead>
                 <tbody>{rows}</tbody>
             </table>
+        </details>
+    }
+}
+
+fn explanations(s: &Study) -> impl IntoView {
+    let item = |e: Explanation| {
+        view! {
+            <li>
+                <strong>{e.title}</strong>
+                " "
+                {e.text}
+                {(!e.formula.is_empty()).then(|| view! { <br /><code>{e.formula}</code> })}
+            </li>
+        }
+    };
+    view! {
+        <details class="explain" open data-testid="explain">
+            <summary>"Why these numbers"</summary>
+            <ul class="explain-list">{explain_results(s).into_iter().map(item).collect_view()}</ul>
+            <h3>"Why each dimension gets its bandwidth"</h3>
+            <ul class="explain-list" data-testid="explain-dims">
+                {explain_dimensions(s).into_iter().map(item).collect_view()}
+            </ul>
         </details>
     }
 }
@@ -204,6 +228,7 @@ pub fn ResultsPanel(
                             {metrics(s)}
                             {per_dim_table(s)}
                             {patterns_table(s)}
+                            {explanations(s)}
                         </div>
                     }
                 });

@@ -2,12 +2,14 @@
 //! saved scenario). One `Copy` handle of signals, provided as context to every panel.
 
 use super::browser;
+use super::shapes_view::ShapeCompare;
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
 use crate::optimize::study::{study, Study};
 use crate::permalink;
 use crate::routing::study::RouteLink;
 use crate::session::{self, Start};
+use crate::view::{LinkState, View};
 use leptos::prelude::*;
 use std::sync::Arc;
 
@@ -51,8 +53,20 @@ pub struct Studio {
     /// When the last edit happened (ms, `browser::now_ms`), until the charts have redrawn.
     pub edited_at: StoredValue<Option<f64>>,
     pub redraw_ms: RwSignal<Option<f64>>,
-    /// The Routing view's state (it travels in the permalink too).
+    /// The view shown, and what each view holds besides the form: all of it travels in the
+    /// permalink too.
+    pub view: RwSignal<View>,
     pub route: RwSignal<RouteLink>,
+    /// A scenario pinned for side-by-side comparison, and its study.
+    pub pinned: RwSignal<Option<Scenario>>,
+    pub pinned_study: Memo<Option<Arc<Study>>>,
+    pub landscape: RwSignal<Option<(usize, usize)>>,
+    /// The guided tour's step, while the tour is open.
+    pub tour: RwSignal<Option<usize>>,
+    /// Presentation mode: large type, high contrast, no editing chrome (not part of the link).
+    pub presenting: RwSignal<bool>,
+    /// The shape comparison (kept while other views are shown).
+    pub shapes: ShapeCompare,
 }
 
 impl Studio {
@@ -60,7 +74,7 @@ impl Studio {
     pub fn new() -> Studio {
         let (fragment, saved) = (browser::fragment(), browser::load(session::SAVED_KEY));
         let start = session::start(Some(&fragment), saved.as_deref());
-        let route = session::route_start(Some(&fragment), saved.as_deref());
+        let state = session::state_start(Some(&fragment), saved.as_deref());
         let form = RwSignal::new(Form::from_scenario(&start.scenario()));
         let parsed = Memo::new(move |_| form.with(Form::to_scenario));
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
@@ -89,6 +103,10 @@ impl Studio {
                 }
             }
         });
+        let pinned = RwSignal::new(None::<Scenario>);
+        let pinned_study = Memo::new(move |_| {
+            pinned.with(|p| p.as_ref().and_then(|sc| study(sc).ok().map(Arc::new)))
+        });
         let studio = Studio {
             form,
             layout: RwSignal::new(0),
@@ -99,15 +117,22 @@ impl Studio {
             large_text: RwSignal::new(false),
             edited_at: StoredValue::new(None),
             redraw_ms: RwSignal::new(None),
+            view: RwSignal::new(View::Design),
             route: RwSignal::new(RouteLink::default()),
+            pinned,
+            pinned_study,
+            landscape: RwSignal::new(None),
+            tour: RwSignal::new(None),
+            presenting: RwSignal::new(false),
+            shapes: ShapeCompare::new(),
         };
-        studio.show_start(start, route);
+        studio.show_start(start, state);
         studio
     }
 
     /// Show what a visit (or a link opened in this tab) starts with; not an edit, so nothing is
     /// saved until the visitor edits.
-    pub fn show_start(&self, start: Start, route: RouteLink) {
+    pub fn show_start(&self, start: Start, state: LinkState) {
         let scenario = start.scenario();
         let (banner, shared) = match start {
             Start::Own(_) => (None, false),
@@ -123,7 +148,11 @@ impl Studio {
         self.viewing_shared.set(shared);
         self.banner.set(banner);
         self.form.set(Form::from_scenario(&scenario));
-        self.route.set(route);
+        self.view.set(state.view);
+        self.route.set(state.route);
+        self.pinned.set(state.pinned);
+        self.landscape.set(state.landscape);
+        self.tour.set(state.tour);
         self.layout.update(|v| *v += 1);
     }
 
@@ -132,8 +161,40 @@ impl Studio {
         let saved = browser::load(session::SAVED_KEY);
         self.show_start(
             session::start(Some(fragment), saved.as_deref()),
-            session::route_start(Some(fragment), saved.as_deref()),
+            session::state_start(Some(fragment), saved.as_deref()),
         );
+    }
+
+    /// Open the guided tour on LIBRA's GPT-3 4D case. The visitor's own scenario is kept (as when a
+    /// shared link is opened: a banner leads back to it, and nothing is saved until they edit).
+    pub fn start_tour(&self) {
+        let default = crate::presets::default_scenario();
+        let current = self.parsed.get_untracked().ok();
+        let state = LinkState {
+            tour: Some(0),
+            ..LinkState::default()
+        };
+        if current.as_ref() == Some(&default) {
+            self.tour.set(Some(0));
+            self.view.set(View::Design);
+            return;
+        }
+        let own = current
+            .or_else(|| browser::load(session::SAVED_KEY).and_then(|f| permalink::decode(&f).ok()));
+        self.show_start(
+            Start::Shared {
+                scenario: default,
+                own,
+            },
+            state,
+        );
+    }
+
+    /// Pin the current scenario (when it is valid) to compare the edits that follow with it.
+    pub fn pin(&self) {
+        if let Ok(sc) = self.parsed.get_untracked() {
+            self.pinned.set(Some(sc));
+        }
     }
 
     /// A change typed by the visitor (no re-render of the inputs).
@@ -183,16 +244,32 @@ impl Studio {
         })
     }
 
-    /// The current scenario's permalink fragment (with the Routing view's state unless it is the
-    /// default), when the form is valid.
+    /// The app's state besides the form, as a link carries it.
+    pub fn link_state(&self) -> LinkState {
+        LinkState {
+            view: self.view.get_untracked(),
+            route: self.route.get_untracked(),
+            pinned: self.pinned.get_untracked(),
+            landscape: self.landscape.get_untracked(),
+            tour: self.tour.get_untracked(),
+        }
+    }
+
+    /// Track every part of the state a link carries besides the form (for the URL sync).
+    pub fn track_link_state(&self) {
+        self.view.track();
+        self.route.track();
+        self.pinned.track();
+        self.landscape.track();
+        self.tour.track();
+    }
+
+    /// The current scenario's permalink fragment (with the rest of the app's state), when the form
+    /// is valid.
     pub fn fragment(&self) -> Option<String> {
-        let route = self.route.get_untracked();
-        let route = (route != RouteLink::default()).then_some(route);
-        self.parsed.with_untracked(|p| {
-            p.as_ref()
-                .ok()
-                .map(|sc| permalink::encode_with(sc, route.as_ref()))
-        })
+        let state = self.link_state();
+        self.parsed
+            .with_untracked(|p| p.as_ref().ok().map(|sc| permalink::encode_with(sc, &state)))
     }
 }
 

@@ -112,6 +112,33 @@ pub fn Toolbar(
             <button type="button" data-testid="export-csv" on:click=export_csv>
                 "Front CSV"
             </button>
+            <button
+                type="button"
+                data-testid="pin-scenario"
+                title="Keep this scenario beside the one you edit next"
+                class:active=move || studio.pinned.with(Option::is_some)
+                on:click=move |_| studio.pin()
+            >
+                {move || if studio.pinned.with(Option::is_some) { "Pin again" } else { "Pin" }}
+            </button>
+            <button
+                type="button"
+                class="presenting-keep"
+                data-testid="tour-start"
+                title="A guided tour: from the uniform split to the optimum, the front and the shapes"
+                on:click=move |_| studio.start_tour()
+            >
+                "Tour"
+            </button>
+            <label class="switch-label presenting-keep" title="Large type and high contrast for a projector, without the editing panels">
+                <input
+                    type="checkbox"
+                    data-testid="presentation-mode"
+                    prop:checked=move || studio.presenting.get()
+                    on:change=move |ev| studio.presenting.set(event_target_checked(&ev))
+                />
+                " Present"
+            </label>
             <label class="switch-label">
                 <input
                     type="checkbox"

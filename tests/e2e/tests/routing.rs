@@ -60,9 +60,9 @@ fn the_routing_view_matches_the_core() {
         eprintln!("routing view: all four algorithms and the failure sweep in {ms:.1} ms");
         // The Routing view travels in the link: a reload reopens it with the same fabric.
         let hash = b.js("return location.hash;").await;
-        let (_, route) = libra_studio::permalink::decode_with(hash.as_str().unwrap()).unwrap();
-        let route = route.expect("the link carries the routing view");
-        assert!(route.open && route.setup == setup && route.algorithm == 1);
+        let (_, state) = libra_studio::permalink::decode_with(hash.as_str().unwrap()).unwrap();
+        assert_eq!(state.view, libra_studio::view::View::Routing);
+        assert!(state.route.setup == setup && state.route.algorithm == 1);
         b.client.refresh().await.unwrap();
         b.wait_testid("routing-view").await;
         b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))

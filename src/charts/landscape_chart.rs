@@ -1,0 +1,198 @@
+//! The landscape as a filled contour map: bands of training time above the optimum's (+1%, +2%,
+//! +5%, ...), infeasible cells in grey, constraint lines, the uniform split, and the optimizer's
+//! path ending at the optimum.
+
+use super::front::trimmed;
+use super::{palette, ChartStyle};
+use crate::optimize::landscape::Landscape;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// Band edges, relative to the optimum's time: a cell is in band k when its time is at most
+/// `(1 + BANDS[k])` times the optimum's.
+pub const BANDS: [f64; 9] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0];
+
+/// The band of a time relative to the optimum (BANDS.len() for the rest).
+pub fn band(time_ns: f64, optimum_ns: f64) -> usize {
+    let r = time_ns / optimum_ns - 1.0;
+    BANDS.iter().position(|b| r <= *b).unwrap_or(BANDS.len())
+}
+
+/// A sequential colour from deep blue (near the optimum) to pale yellow.
+fn band_color(k: usize) -> RGBColor {
+    const RAMP: [(u8, u8, u8); 10] = [
+        (0x1d, 0x3f, 0x8f),
+        (0x24, 0x5e, 0xa8),
+        (0x2c, 0x7f, 0xb8),
+        (0x41, 0xa0, 0xc0),
+        (0x63, 0xbb, 0xbf),
+        (0x8f, 0xd0, 0xb4),
+        (0xb9, 0xe1, 0xa9),
+        (0xdd, 0xee, 0xa6),
+        (0xf3, 0xf5, 0xbb),
+        (0xfb, 0xfb, 0xe0),
+    ];
+    let (r, g, b) = RAMP[k.min(RAMP.len() - 1)];
+    RGBColor(r, g, b)
+}
+
+/// Draw `l`, with the dimensions' names `names`.
+pub fn draw_landscape<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    l: &Landscape,
+    names: (&str, &str),
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&WHITE)?;
+    let (Some(&x1), Some(&y1)) = (l.xs.last(), l.ys.last()) else {
+        return area.present();
+    };
+    let (dx, dy) = (x1 / l.xs.len() as f64, y1 / l.ys.len() as f64);
+    let (main, legend) =
+        area.split_horizontally(area.dim_in_pixel().0 as i32 - style.px(150.0) as i32);
+    let mut chart = ChartBuilder::on(&main)
+        .margin(style.px(12.0))
+        .caption(
+            format!("Training time over ({}, {})", names.0, names.1),
+            ("sans-serif", style.font(16.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(40.0))
+        .y_label_area_size(style.px(56.0))
+        .build_cartesian_2d(0.0..x1 + dx / 2.0, 0.0..y1 + dy / 2.0)?;
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_desc(format!("{} (GB/s per NPU)", names.0))
+        .y_desc(format!("{} (GB/s per NPU)", names.1))
+        .label_style(("sans-serif", style.font(12.0)))
+        .axis_desc_style(("sans-serif", style.font(13.0)))
+        .x_label_formatter(&|v| trimmed(*v, 1))
+        .y_label_formatter(&|v| trimmed(*v, 1))
+        .draw()?;
+    let best = l.optimum_time_ns.min(l.least().unwrap_or(f64::INFINITY));
+    let infeasible = RGBColor(0xe3, 0xe6, 0xea);
+    chart.draw_series(l.ys.iter().enumerate().flat_map(|(iy, y)| {
+        l.xs.iter().enumerate().map(move |(ix, x)| {
+            let color = match l.at(ix, iy) {
+                Some(t) => band_color(band(t, best)).filled(),
+                None => infeasible.filled(),
+            };
+            Rectangle::new(
+                [(x - dx / 2.0, y - dy / 2.0), (x + dx / 2.0, y + dy / 2.0)],
+                color,
+            )
+        })
+    }))?;
+    // Constraint lines a x + b y = rhs, clipped to the plot.
+    for line in &l.lines {
+        let pts: Vec<(f64, f64)> = if line.b != 0.0 {
+            (0..=64)
+                .map(|k| x1 * k as f64 / 64.0)
+                .map(|x| (x, (line.rhs - line.a * x) / line.b))
+                .filter(|(_, y)| *y >= 0.0 && *y <= y1 + dy / 2.0)
+                .collect()
+        } else {
+            let x = line.rhs / line.a;
+            vec![(x, 0.0), (x, y1)]
+        };
+        if let Some(&last) = pts.last() {
+            chart.draw_series([PathElement::new(
+                pts,
+                palette::CURRENT.stroke_width(style.px(2.0)),
+            )])?;
+            chart.draw_series([Text::new(
+                line.label.clone(),
+                last,
+                ("sans-serif", style.font(12.0))
+                    .into_font()
+                    .color(&palette::CURRENT),
+            )])?;
+        }
+    }
+    let r = style.px(5.0) as i32;
+    chart
+        .draw_series([PathElement::new(
+            l.path.clone(),
+            palette::INK.stroke_width(style.px(2.0)),
+        )])?
+        .label("optimizer's path")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK));
+    chart.draw_series(
+        l.path
+            .iter()
+            .map(|p| Circle::new(*p, style.px(2.5) as i32, palette::INK.filled())),
+    )?;
+    if let Some(u) = l.uniform {
+        chart
+            .draw_series([Circle::new(u, r, palette::UNIFORM_MARK.filled())])?
+            .label("uniform split")
+            .legend(move |(x, y)| Circle::new((x + 8, y), 4, palette::UNIFORM_MARK.filled()));
+    }
+    chart
+        .draw_series([EmptyElement::at(l.optimum)
+            + Circle::new((0, 0), r + 2, palette::CURRENT.filled())
+            + Circle::new((0, 0), r + 2, WHITE.stroke_width(style.px(2.0)))])?
+        .label("optimum")
+        .legend(move |(x, y)| Circle::new((x + 8, y), 5, palette::CURRENT.filled()));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .label_font(("sans-serif", style.font(12.0)))
+        .background_style(WHITE.mix(0.9))
+        .border_style(palette::INK.mix(0.3))
+        .draw()?;
+    // The band legend.
+    let font = ("sans-serif", style.font(12.0))
+        .into_font()
+        .color(&palette::INK);
+    let (row, sw) = (style.px(22.0) as i32, style.px(18.0) as i32);
+    let top = style.px(48.0) as i32;
+    legend.draw(&Text::new("time vs optimum", (4, top - row), font.clone()))?;
+    for k in 0..=BANDS.len() {
+        let y = top + k as i32 * row;
+        legend.draw(&Rectangle::new(
+            [(4, y), (4 + sw, y + sw - 4)],
+            band_color(k).filled(),
+        ))?;
+        let text = match k {
+            0 => format!("≤ +{}%", BANDS[0] * 100.0),
+            k if k < BANDS.len() => format!("≤ +{}%", BANDS[k] * 100.0),
+            _ => format!("> +{}%", BANDS[BANDS.len() - 1] * 100.0),
+        };
+        legend.draw(&Text::new(text, (8 + sw, y + 2), font.clone()))?;
+    }
+    let y = top + (BANDS.len() as i32 + 1) * row;
+    legend.draw(&Rectangle::new(
+        [(4, y), (4 + sw, y + sw - 4)],
+        infeasible.filled(),
+    ))?;
+    legend.draw(&Text::new("infeasible", (8 + sw, y + 2), font))?;
+    area.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::landscape::landscape;
+    use crate::optimize::study::study;
+    use crate::presets;
+
+    #[test]
+    fn bands_and_a_drawing() {
+        assert_eq!(band(100.0, 100.0), 0);
+        assert_eq!(band(101.5, 100.0), 1);
+        assert_eq!(band(1000.0, 100.0), BANDS.len());
+        let s = study(&presets::default_scenario()).unwrap();
+        let l = landscape(&s, 0, 3, 12).unwrap();
+        let mut svg = String::new();
+        {
+            let area = SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
+            draw_landscape(&area, &l, ("B1", "B4"), &ChartStyle::default()).unwrap();
+        }
+        assert!(svg.contains("optimizer"));
+        assert!(svg.contains("infeasible"));
+        assert!(svg.matches("<rect").count() >= 144);
+    }
+}

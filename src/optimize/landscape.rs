@@ -1,0 +1,202 @@
+//! The time landscape over two dimensions: at each point of a grid over `(B_i, B_j)`, the least
+//! training time with those two bandwidths fixed and every other dimension optimized under the
+//! scenario's constraints (none where no design has them), with the constraint lines that involve
+//! only `B_i` and `B_j`, the uniform split and the optimizer's path to the optimum.
+
+use super::linear::{LinearConstraint, Relation};
+use super::study::Study;
+use super::{solve, Problem, SolveOptions};
+use crate::model::scenario::Objective;
+
+/// Grid points per axis in the app.
+pub const GRID: usize = 32;
+
+/// Why a landscape cannot be drawn.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LandscapeError {
+    #[error("the network needs at least two dimensions for a landscape")]
+    TooFewDimensions,
+    #[error("pick two different dimensions (1 to {dims})")]
+    BadPair { dims: usize },
+}
+
+/// A constraint drawn as the line `a B_i + b B_j = rhs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub a: f64,
+    pub b: f64,
+    pub rhs: f64,
+    pub label: String,
+}
+
+/// The landscape of one pair of dimensions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Landscape {
+    /// The two dimensions (0-based).
+    pub dims: (usize, usize),
+    /// Grid values of `B_i` and `B_j`, GB/s, increasing.
+    pub xs: Vec<f64>,
+    pub ys: Vec<f64>,
+    /// Row-major over `ys` then `xs`: the least time (ns), None where infeasible.
+    pub time_ns: Vec<Option<f64>>,
+    pub optimum: (f64, f64),
+    pub optimum_time_ns: f64,
+    pub uniform: Option<(f64, f64)>,
+    /// The optimizer's iterates projected on `(B_i, B_j)`, ending at the optimum.
+    pub path: Vec<(f64, f64)>,
+    pub lines: Vec<Line>,
+}
+
+impl Landscape {
+    pub fn at(&self, ix: usize, iy: usize) -> Option<f64> {
+        self.time_ns[iy * self.xs.len() + ix]
+    }
+
+    /// The least time on the grid.
+    pub fn least(&self) -> Option<f64> {
+        self.time_ns.iter().flatten().copied().reduce(f64::min)
+    }
+
+    /// Share of the grid where some design exists.
+    pub fn feasible_share(&self) -> f64 {
+        self.time_ns.iter().filter(|t| t.is_some()).count() as f64 / self.time_ns.len() as f64
+    }
+}
+
+/// A fixing row `B_d = value`.
+fn fix(dims: usize, d: usize, value: f64) -> LinearConstraint {
+    let mut coeffs = vec![0.0; dims];
+    coeffs[d] = 1.0;
+    LinearConstraint {
+        coeffs,
+        rel: Relation::Eq,
+        rhs: value,
+        label: format!("B{} = {value}", d + 1),
+    }
+}
+
+/// The least time of `problem` (minimizing time) with `B_i` and `B_j` fixed.
+fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Option<f64> {
+    let mut p = problem.clone();
+    p.objective = Objective::Time;
+    p.rows.push(fix(p.dims, i, x));
+    p.rows.push(fix(p.dims, j, y));
+    let opts = SolveOptions {
+        rel_gap: 1e-4,
+        ..SolveOptions::default()
+    };
+    solve(&p, &opts).ok().map(|s| s.time_ns)
+}
+
+/// The landscape of `study` over dimensions `i` and `j` (0-based) on an `n` by `n` grid.
+pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscape, LandscapeError> {
+    let problem = &study.problem;
+    let dims = problem.dims;
+    if dims < 2 {
+        return Err(LandscapeError::TooFewDimensions);
+    }
+    if i == j || i >= dims || j >= dims {
+        return Err(LandscapeError::BadPair { dims });
+    }
+    let opt = &study.optimum.bw_gbps;
+    let uniform = study.uniform.as_ref().map(|u| (u.bw_gbps[i], u.bw_gbps[j]));
+    let axis = |d: usize, u: Option<f64>| {
+        let top = 1.8 * opt[d].max(u.unwrap_or(0.0)).max(1e-9);
+        let n = n.max(2);
+        (1..=n)
+            .map(|k| top * k as f64 / n as f64)
+            .collect::<Vec<f64>>()
+    };
+    let xs = axis(i, uniform.map(|u| u.0));
+    let ys = axis(j, uniform.map(|u| u.1));
+    let mut time_ns = Vec::with_capacity(xs.len() * ys.len());
+    for &y in &ys {
+        for &x in &xs {
+            time_ns.push(least_time(problem, i, j, x, y));
+        }
+    }
+    let lines = problem
+        .rows
+        .iter()
+        .filter(|r| {
+            r.coeffs
+                .iter()
+                .enumerate()
+                .all(|(d, c)| *c == 0.0 || d == i || d == j)
+                && (r.coeffs[i] != 0.0 || r.coeffs[j] != 0.0)
+        })
+        .map(|r| Line {
+            a: r.coeffs[i],
+            b: r.coeffs[j],
+            rhs: r.rhs,
+            label: r.label.clone(),
+        })
+        .collect();
+    Ok(Landscape {
+        dims: (i, j),
+        xs,
+        ys,
+        time_ns,
+        optimum: (opt[i], opt[j]),
+        optimum_time_ns: study.optimum.time_ns,
+        uniform,
+        path: study.optimum.path.iter().map(|b| (b[i], b[j])).collect(),
+        lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optimize::study::study;
+    use crate::presets;
+
+    #[test]
+    fn the_optimum_is_the_lowest_point_and_the_total_bandwidth_bounds_the_feasible_set() {
+        let s = study(&presets::default_scenario()).unwrap();
+        let l = landscape(&s, 0, 1, 16).unwrap();
+        assert_eq!((l.xs.len(), l.ys.len(), l.time_ns.len()), (16, 16, 256));
+        // No grid point beats the optimum (others re-optimized at each point).
+        let least = l.least().unwrap();
+        assert!(least >= s.optimum.time_ns * (1.0 - 1e-6), "{least}");
+        // sum B = 500 with B3, B4 > 0: feasible only where B1 + B2 < 500.
+        for (iy, y) in l.ys.iter().enumerate() {
+            for (ix, x) in l.xs.iter().enumerate() {
+                if x + y >= 500.0 - 1e-9 {
+                    assert_eq!(l.at(ix, iy), None, "({x}, {y})");
+                } else if x + y < 480.0 {
+                    assert!(l.at(ix, iy).is_some(), "({x}, {y})");
+                }
+            }
+        }
+        assert!(l.feasible_share() > 0.3 && l.feasible_share() < 0.9);
+        // At the optimum's own (B1, B2) the least time is the optimum's.
+        let at = least_time(&s.problem, 0, 1, l.optimum.0, l.optimum.1).unwrap();
+        assert!((at / s.optimum.time_ns - 1.0).abs() < 1e-3, "{at}");
+        // The path starts elsewhere and ends at the optimum.
+        assert!(l.path.len() >= 3);
+        assert_eq!(*l.path.last().unwrap(), l.optimum);
+        assert_ne!(l.path[0], l.optimum);
+        assert_eq!(l.uniform, Some((125.0, 125.0)));
+        // The total bandwidth row involves every dimension: no line in this plane.
+        assert!(l.lines.is_empty());
+    }
+
+    #[test]
+    fn bounds_on_the_two_dimensions_are_lines_and_bad_pairs_are_errors() {
+        let mut sc = presets::default_scenario();
+        sc.constraints.linear = vec!["B1 + B2 <= 400".into()];
+        let s = study(&sc).unwrap();
+        let l = landscape(&s, 0, 1, 8).unwrap();
+        assert_eq!(l.lines.len(), 1);
+        assert_eq!(
+            (l.lines[0].a, l.lines[0].b, l.lines[0].rhs),
+            (1.0, 1.0, 400.0)
+        );
+        assert_eq!(
+            landscape(&s, 1, 1, 8).unwrap_err(),
+            LandscapeError::BadPair { dims: 4 }
+        );
+        assert!(landscape(&s, 0, 4, 8).is_err());
+    }
+}

@@ -1,0 +1,151 @@
+//! The landscape view: pick two dimensions and see the training time over their bandwidths (the
+//! other dimensions optimized at each point), the feasible set, the constraints, the uniform split
+//! and the optimizer's path. The computation is `optimize::landscape`.
+
+use super::plot_canvas::PlotCanvas;
+use super::studio::Studio;
+use crate::charts::landscape_chart::draw_landscape;
+use crate::format::duration_ns;
+use crate::optimize::landscape::{landscape, Landscape, GRID};
+use leptos::prelude::*;
+use std::sync::Arc;
+
+#[component]
+pub fn LandscapeView(studio: Studio) -> impl IntoView {
+    let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
+    let labels = Memo::new(move |_| {
+        study.with(|s| s.as_ref().map(|s| s.dim_labels.clone()).unwrap_or_default())
+    });
+    // The pair shown: the link's, else the two dimensions with the most bandwidth at the optimum.
+    let pair = Memo::new(move |_| {
+        let dims = labels.with(Vec::len);
+        match studio.landscape.get() {
+            Some((i, j)) if i != j && i < dims && j < dims => (i, j),
+            _ => study.with(|s| {
+                s.as_ref().map_or((0, 1), |s| {
+                    let mut order: Vec<usize> = (0..s.optimum.bw_gbps.len()).collect();
+                    order.sort_by(|a, b| s.optimum.bw_gbps[*b].total_cmp(&s.optimum.bw_gbps[*a]));
+                    let (a, b) = (order[0], order.get(1).copied().unwrap_or(0));
+                    (a.min(b), a.max(b))
+                })
+            }),
+        }
+    });
+    let result = Memo::new(move |_| -> Option<Result<Arc<Landscape>, String>> {
+        let (i, j) = pair.get();
+        study.with(|s| {
+            s.as_ref().map(|s| {
+                landscape(s, i, j, GRID)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+        })
+    });
+    let set = move |axis: usize, d: usize| {
+        let (mut i, mut j) = pair.get_untracked();
+        if axis == 0 {
+            i = d;
+        } else {
+            j = d;
+        }
+        if i == j {
+            // Picking the other axis's dimension swaps them.
+            let (pi, pj) = pair.get_untracked();
+            (i, j) = if axis == 0 { (d, pi) } else { (pj, d) };
+        }
+        studio.landscape.set(Some((i, j)));
+    };
+    let picker = move |axis: usize, testid: &'static str, title: &'static str| {
+        view! {
+            <label class="field inline">
+                <span>{title}</span>
+                <select
+                    data-testid=testid
+                    on:change=move |ev| {
+                        if let Ok(d) = event_target_value(&ev).parse::<usize>() {
+                            set(axis, d);
+                        }
+                    }
+                >
+                    {move || {
+                        let chosen = if axis == 0 { pair.get().0 } else { pair.get().1 };
+                        labels
+                            .get()
+                            .into_iter()
+                            .enumerate()
+                            .map(|(d, l)| view! { <option value=d.to_string() selected=d == chosen>{l}</option> })
+                            .collect_view()
+                    }}
+                </select>
+            </label>
+        }
+    };
+    let names = move || {
+        let (i, j) = pair.get();
+        (format!("B{}", i + 1), format!("B{}", j + 1))
+    };
+    let summary = move || {
+        let Some(Ok(l)) = result.get() else {
+            return None;
+        };
+        let (bi, bj) = names();
+        let least = l.least().unwrap_or(f64::NAN);
+        Some(view! {
+            <div class="explain" data-testid="landscape-explain" data-value=l.feasible_share().to_string()>
+                <p>
+                    {format!(
+                        "Each cell is the least training time with {bi} and {bj} fixed there and every other \
+                         dimension re-optimized under the design's constraints; grey cells have no design that \
+                         meets them ({:.0}% of the grid is feasible). Colours are bands above the optimum's {}.",
+                        l.feasible_share() * 100.0,
+                        duration_ns(l.optimum_time_ns)
+                    )}
+                </p>
+                <p>
+                    {format!(
+                        "The optimum (red) sits at {bi} = {:.2}, {bj} = {:.2} GB/s. The black path is the \
+                         interior-point method's {} iterates, from its start to the optimum; the grey dot is \
+                         the uniform split. The best grid cell is {}: the grid is {GRID} × {GRID}.",
+                        l.optimum.0,
+                        l.optimum.1,
+                        l.path.len(),
+                        duration_ns(least)
+                    )}
+                </p>
+                {(!l.lines.is_empty()).then(|| view! {
+                    <p>"Red lines: the constraints on these two dimensions alone."</p>
+                })}
+            </div>
+        })
+    };
+    view! {
+        <section class="panel landscape" aria-label="Landscape">
+            <h2>"Landscape"</h2>
+            <p class="hint">
+                "How flat is the optimum? See the training time over the bandwidths of two dimensions."
+            </p>
+            <div class="landscape-controls">
+                {picker(0, "landscape-x", "horizontal")}
+                {picker(1, "landscape-y", "vertical")}
+            </div>
+            {move || match result.get() {
+                Some(Err(e)) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
+                None => Some(view! { <p class="hint">"The design has no optimum yet: fix the form first."</p> }.into_any()),
+                Some(Ok(_)) => None,
+            }}
+            <PlotCanvas
+                testid="chart-landscape"
+                label="Training time over the bandwidths of two dimensions, with the feasible set and the optimizer's path"
+                class="square"
+                draw=move |area, style| {
+                    let (a, b) = names();
+                    match result.get() {
+                        Some(Ok(l)) => draw_landscape(area, &l, (&a, &b), style).map_err(|e| e.to_string()),
+                        _ => Ok(()),
+                    }
+                }
+            />
+            {summary}
+        </section>
+    }
+}

@@ -1,0 +1,317 @@
+//! The shape comparison view: every way to lay the design's NPUs on 2 to 4 dimensions (plus shapes
+//! the visitor types), each optimized at every budget, drawn as fronts with their lower envelope,
+//! the winner per budget range and a ranking at the design's budget. The work
+//! (`optimize::shape_run`) runs a few shapes per animation frame with a progress bar.
+
+use super::browser;
+use super::plot_canvas::PlotCanvas;
+use super::studio::Studio;
+use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
+use crate::format::{duration_ns, usd};
+use crate::model::network::Network;
+use crate::model::scenario::Scenario;
+use crate::optimize::shape_run::{
+    check_shape, layouts_for, parse_shape, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
+};
+use leptos::prelude::*;
+
+/// Milliseconds of work per animation frame.
+const FRAME_MS: f64 = 12.0;
+/// Rows of the ranking shown (the design's own shape is always shown too).
+const TOP_ROWS: usize = 12;
+
+/// The comparison's state, kept while other views are shown.
+#[derive(Clone, Copy)]
+pub struct ShapeCompare {
+    run: StoredValue<Option<ShapeRun>>,
+    /// Bumped after every frame of work: what the view redraws on.
+    tick: RwSignal<u64>,
+    /// The scenario the run is for.
+    of: StoredValue<Option<Scenario>>,
+    /// Shapes the visitor added.
+    extra: RwSignal<Vec<Network>>,
+    error: RwSignal<Option<String>>,
+    /// Bumped to abandon a run under way.
+    generation: StoredValue<u64>,
+    /// How long the last complete run took, ms (wall clock, across frames).
+    elapsed_ms: RwSignal<Option<f64>>,
+}
+
+impl ShapeCompare {
+    pub fn new() -> ShapeCompare {
+        ShapeCompare {
+            run: StoredValue::new(None),
+            tick: RwSignal::new(0),
+            of: StoredValue::new(None),
+            extra: RwSignal::new(Vec::new()),
+            error: RwSignal::new(None),
+            generation: StoredValue::new(0),
+            elapsed_ms: RwSignal::new(None),
+        }
+    }
+
+    /// Start comparing the shapes of `sc` (abandoning any run under way).
+    pub fn start(&self, sc: &Scenario) {
+        let this = *self;
+        this.generation.update_value(|g| *g += 1);
+        let generation = this.generation.get_value();
+        this.of.set_value(Some(sc.clone()));
+        this.elapsed_ms.set(None);
+        let started = browser::now_ms();
+        match ShapeRun::new(sc, &this.extra.get_untracked()) {
+            Err(e) => {
+                this.run.set_value(None);
+                this.error.set(Some(e.to_string()));
+            }
+            Ok(run) => {
+                this.error.set(None);
+                this.run.set_value(Some(run));
+                this.tick.update(|t| *t += 1);
+                browser::run_in_frames(move || {
+                    if this.generation.try_get_value() != Some(generation) {
+                        return true;
+                    }
+                    let t0 = browser::now_ms();
+                    let done = loop {
+                        let done = this
+                            .run
+                            .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(1)))
+                            .unwrap_or(true);
+                        if done || browser::now_ms() - t0 > FRAME_MS {
+                            break done;
+                        }
+                    };
+                    if done {
+                        this.elapsed_ms.set(Some(browser::now_ms() - started));
+                    }
+                    this.tick.update(|t| *t += 1);
+                    done
+                });
+            }
+        }
+    }
+
+    /// Whether the comparison shown is for `sc`.
+    fn is_for(&self, sc: &Scenario) -> bool {
+        self.of.with_value(|o| o.as_ref() == Some(sc))
+    }
+}
+
+#[component]
+pub fn ShapesView(studio: Studio) -> impl IntoView {
+    let cmp = studio.shapes;
+    let scenario = move || studio.parsed.with(|p| p.as_ref().ok().cloned());
+    let run_now = move || {
+        if let Some(sc) = scenario() {
+            cmp.start(&sc);
+        }
+    };
+    // Opening the view compares the design, unless its comparison is already there.
+    if let Some(sc) = studio.parsed.with_untracked(|p| p.as_ref().ok().cloned()) {
+        if !cmp.is_for(&sc) {
+            cmp.start(&sc);
+        }
+    }
+    let progress = move || {
+        cmp.tick.track();
+        cmp.run.with_value(|r| r.as_ref().map(ShapeRun::progress))
+    };
+    let stale = move || {
+        cmp.tick.track();
+        scenario().is_some_and(|sc| !cmp.is_for(&sc))
+    };
+    let typed = RwSignal::new(String::new());
+    let typed_error = RwSignal::new(None::<String>);
+    let add_shape = move || {
+        let Some(sc) = scenario() else { return };
+        let shape = parse_shape(&typed.get_untracked(), &layouts_for(&sc))
+            .and_then(|n| check_shape(&sc, &n).map(|()| n));
+        match shape {
+            Ok(n) => {
+                cmp.extra.update(|e| e.push(n));
+                typed.set(String::new());
+                typed_error.set(None);
+                cmp.start(&sc);
+            }
+            Err(e) => typed_error.set(Some(e.to_string())),
+        }
+    };
+    let intro = move || {
+        cmp.tick.track();
+        cmp.run.with_value(|r| {
+            r.as_ref().map(|r| {
+                let npus = r.shapes.first().map_or(0, |n| n.total_npus().unwrap_or(0));
+                format!(
+                    "{} shapes of {npus} NPUs on 2 to 4 dimensions ({} of them yours), each optimized at {} \
+                     budgets from {} to {}. Every shape runs the design's workloads, remapped with the same \
+                     tensor- and data-parallel degrees (TP inside, DP outside), under the budget only (every \
+                     B ≥ {MIN_GBPS} GB/s). The thick line is the lower envelope: the best shape at each budget.",
+                    r.shapes.len(),
+                    r.user_shapes,
+                    COMPARE_BUDGETS + 1,
+                    usd(r.budgets[0]),
+                    usd(*r.budgets.last().unwrap_or(&0.0)),
+                )
+            })
+        })
+    };
+    let winners = move || {
+        cmp.tick.track();
+        cmp.run.with_value(|r| {
+            let Some(r) = r.as_ref().filter(|r| r.done()) else {
+                return Vec::new().into_iter().collect_view();
+            };
+            run_winners(r)
+                .into_iter()
+                .enumerate()
+                .map(|(k, (lo, hi, shape))| {
+                    let c = winner_color(k);
+                    let swatch = format!("background: rgb({}, {}, {})", c.0, c.1, c.2);
+                    let range = if lo == hi {
+                        format!("at {}", usd(lo))
+                    } else {
+                        format!("{} – {}", usd(lo), usd(hi))
+                    };
+                    view! {
+                        <li>
+                            <span class="swatch" style=swatch></span>
+                            <span class="num">{range}</span>
+                            ": "
+                            <strong>{r.shapes[shape].shape_label()}</strong>
+                        </li>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    let table = move || {
+        cmp.tick.track();
+        cmp.run.with_value(|r| r.as_ref().map(ranking_table))
+    };
+    view! {
+        <section class="panel shapes" aria-label="Compare network shapes">
+            <h2>"Compare network shapes"</h2>
+            <p class="hint">
+                "Which shape of the same NPUs trains fastest for the money? "
+                {intro}
+            </p>
+            <div class="compare-controls">
+                <button type="button" class="primary" data-testid="compare-run" on:click=move |_| run_now()>
+                    {move || if stale() { "Compare the current design" } else { "Run the comparison again" }}
+                </button>
+                <label class="field inline">
+                    <span>"Add a shape"</span>
+                    <input
+                        type="text"
+                        data-testid="compare-shape"
+                        placeholder="R4 x FC8 x R4 x SW32"
+                        prop:value=move || typed.get()
+                        on:input=move |ev| typed.set(event_target_value(&ev))
+                        on:keydown=move |ev| {
+                            if ev.key() == "Enter" {
+                                add_shape();
+                            }
+                        }
+                    />
+                </label>
+                <button type="button" data-testid="compare-add" on:click=move |_| add_shape()>"Add"</button>
+                <Show when=move || !cmp.extra.with(Vec::is_empty)>
+                    <button type="button" on:click=move |_| {
+                        cmp.extra.set(Vec::new());
+                        run_now();
+                    }>"Remove my shapes"</button>
+                </Show>
+            </div>
+            {move || typed_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || cmp.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || progress().map(|(done, all)| view! {
+                <div class="progress" aria-live="polite">
+                    <progress data-testid="compare-progress" max=all value=done data-value=done></progress>
+                    <span>{if done < all { format!("optimizing shape {done} of {all}…") } else { format!("{all} shapes optimized") }}</span>
+                    <span
+                        data-testid="compare-ms"
+                        data-value=move || cmp.elapsed_ms.get().map(|v| v.to_string()).unwrap_or_default()
+                    >
+                        {move || cmp.elapsed_ms.get().map(|v| format!(" in {:.0} ms", v))}
+                    </span>
+                </div>
+            })}
+            <Show when=stale>
+                <p class="stale-note">"The design changed since this comparison: run it again to compare the current design."</p>
+            </Show>
+            <PlotCanvas
+                testid="chart-compare"
+                label="Pareto fronts of every network shape with the lower envelope"
+                draw=move |area, style| {
+                    cmp.tick.track();
+                    cmp.run.with_value(|r| match r {
+                        Some(r) => draw_compare(area, r, style).map_err(|e| e.to_string()),
+                        None => Ok(()),
+                    })
+                }
+            />
+            <h3>"The best shape per budget range"</h3>
+            <ul class="winners" data-testid="compare-winners">{winners}</ul>
+            {table}
+        </section>
+    }
+}
+
+/// The ranking at the run's budget: the fastest shapes and the design's own.
+fn ranking_table(run: &ShapeRun) -> impl IntoView {
+    let ranking = run.ranking();
+    let rows = ranking
+        .iter()
+        .enumerate()
+        .filter(|(k, r)| *k < TOP_ROWS || Some(r.shape) == run.own)
+        .map(|(k, r)| {
+            let own = Some(r.shape) == run.own;
+            let mine = r.shape >= run.shapes.len() - run.user_shapes;
+            let bw = r
+                .bw_gbps
+                .iter()
+                .map(|b| format!("{b:.0}"))
+                .collect::<Vec<_>>()
+                .join(" / ");
+            view! {
+                <tr class:own=own data-testid="compare-row" data-value=r.time_ns.to_string()>
+                    <td class="num">{k + 1}</td>
+                    <td>
+                        {run.shapes[r.shape].shape_label()}
+                        {own.then_some(" (the design)")}
+                        {mine.then_some(" (yours)")}
+                    </td>
+                    <td class="num">{duration_ns(r.time_ns)}</td>
+                    <td class="num">{usd(r.cost_usd)}</td>
+                    <td class="num">{format!("{:.2}×", r.speedup)}</td>
+                    <td class="num">{bw}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <h3>{format!("Ranking at the design's budget, {}", usd(run.budget_usd))}</h3>
+        <div class="table-scroll">
+            <table class="grid" data-testid="compare-table">
+                <thead>
+                    <tr>
+                        <th class="num">"#"</th>
+                        <th>"shape"</th>
+                        <th class="num">"time / iteration"</th>
+                        <th class="num">"network cost"</th>
+                        <th class="num" title="the same shape with equal bandwidth on every dimension, at the same cost">"speedup over uniform"</th>
+                        <th class="num">"B per dimension (GB/s)"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <p class="hint">
+            {format!(
+                "{} of {} shapes ranked so far; a shape that cannot meet the budget is left out.",
+                ranking.len(),
+                run.shapes.len()
+            )}
+        </p>
+    }
+}

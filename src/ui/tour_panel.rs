@@ -1,0 +1,60 @@
+//! The guided tour's panel: the step's text (from `tour::tour_steps`, with the study's numbers),
+//! back and next, and each step shows its view. The step is part of the link.
+
+use super::studio::Studio;
+use crate::tour::tour_steps;
+use leptos::prelude::*;
+
+#[component]
+pub fn TourPanel(studio: Studio) -> impl IntoView {
+    let steps = Memo::new(move |_| {
+        studio
+            .outcome
+            .with(|o| o.study.as_ref().map(|s| tour_steps(s)).unwrap_or_default())
+    });
+    // Each step shows its view.
+    Effect::new(move |_| {
+        let Some(k) = studio.tour.get() else { return };
+        if let Some(step) = steps.with_untracked(|s| s.get(k).cloned()) {
+            if studio.view.get_untracked() != step.view {
+                studio.view.set(step.view);
+            }
+        }
+    });
+    let go = move |k: usize| studio.tour.set(Some(k));
+    move || {
+        let k = studio.tour.get()?;
+        let all = steps.get();
+        let n = all.len();
+        let step = all.get(k.min(n.saturating_sub(1)))?.clone();
+        let k = k.min(n - 1);
+        Some(view! {
+            <aside class="tour" aria-label="Guided tour" data-testid="tour" data-value=k.to_string()>
+                <p class="muted">{format!("Guided tour · step {} of {n}", k + 1)}</p>
+                <h2 data-testid="tour-title">{step.title}</h2>
+                <p>{step.text}</p>
+                <div class="tour-nav">
+                    <button type="button" data-testid="tour-back" disabled=k == 0 on:click=move |_| go(k.saturating_sub(1))>
+                        "← Back"
+                    </button>
+                    <button type="button" data-testid="tour-close" on:click=move |_| studio.tour.set(None)>
+                        "Close"
+                    </button>
+                    {if k + 1 < n {
+                        view! {
+                            <button type="button" class="primary" data-testid="tour-next" on:click=move |_| go(k + 1)>
+                                "Next →"
+                            </button>
+                        }.into_any()
+                    } else {
+                        view! {
+                            <button type="button" class="primary" data-testid="tour-next" on:click=move |_| studio.tour.set(None)>
+                                "Finish"
+                            </button>
+                        }.into_any()
+                    }}
+                </div>
+            </aside>
+        })
+    }
+}

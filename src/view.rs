@@ -1,0 +1,62 @@
+//! The app's views (its tabs) and everything besides the scenario that a permalink carries: the view
+//! shown, the Routing view's state, a pinned scenario to compare with, the landscape's two
+//! dimensions and the step of the guided tour.
+
+use crate::model::scenario::Scenario;
+use crate::routing::study::RouteLink;
+use serde::{Deserialize, Serialize};
+
+/// One of the app's views.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum View {
+    /// The network, workloads, constraints and the optimum.
+    #[default]
+    Design,
+    /// Every shape of the design's NPU count compared at every budget.
+    Shapes,
+    /// Training time over the bandwidths of two dimensions.
+    Landscape,
+    /// Clos routing of the training traffic.
+    Routing,
+}
+
+impl View {
+    pub const ALL: [View; 4] = [View::Design, View::Shapes, View::Landscape, View::Routing];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            View::Design => "Network design",
+            View::Shapes => "Compare shapes",
+            View::Landscape => "Landscape",
+            View::Routing => "Routing",
+        }
+    }
+
+    /// The `data-testid` of the view's tab.
+    pub fn testid(self) -> &'static str {
+        match self {
+            View::Design => "view-design",
+            View::Shapes => "view-shapes",
+            View::Landscape => "view-landscape",
+            View::Routing => "view-routing",
+        }
+    }
+
+    pub fn is_design(&self) -> bool {
+        *self == View::Design
+    }
+}
+
+/// What a link carries besides its scenario. The default is what a plain scenario link means.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkState {
+    pub view: View,
+    pub route: RouteLink,
+    /// A scenario pinned for side-by-side comparison with the one being edited.
+    pub pinned: Option<Scenario>,
+    /// The landscape's two dimensions (0-based; the first two when not given).
+    pub landscape: Option<(usize, usize)>,
+    /// The guided tour's step (0-based), when the tour is open.
+    pub tour: Option<usize>,
+}

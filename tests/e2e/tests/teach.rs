@@ -1,0 +1,275 @@
+//! Teach and compare, in headless Chromium: the shape comparison ranks the shapes as the core does
+//! natively, the landscape draws, the guided tour steps forward and back by permalink, a pinned
+//! scenario sits beside the edited one (and travels in the link), presentation mode hides the
+//! editing chrome, and one scenario prints on one A4 or Letter page.
+
+use e2e::{run, Browser};
+use libra_studio::optimize::landscape::{landscape, GRID};
+use libra_studio::optimize::shape_run::ShapeRun;
+use libra_studio::optimize::side_by_side::side_by_side;
+use libra_studio::optimize::study::study;
+use libra_studio::permalink::{decode_with, encode_with};
+use libra_studio::presets::default_scenario;
+use libra_studio::view::{LinkState, View};
+use std::time::Duration;
+
+fn close(v: &str, want: f64, rel: f64) -> bool {
+    v.parse::<f64>()
+        .is_ok_and(|x| (x - want).abs() <= rel * want.abs())
+}
+
+/// The state the page's URL carries now.
+async fn link_state(b: &Browser) -> LinkState {
+    let hash = b.js("return location.hash;").await;
+    decode_with(hash.as_str().unwrap()).unwrap().1
+}
+
+#[test]
+fn the_shape_comparison_ranks_the_shapes_as_the_core_does() {
+    run(Duration::from_secs(240), async {
+        let base = default_scenario();
+        let mut native = ShapeRun::new(&base, &[]).unwrap();
+        while !native.step(64) {}
+        let ranking = native.ranking();
+        let all = native.shapes.len();
+
+        let b = Browser::start(1400, 1100).await;
+        b.open("").await;
+        b.click("view-shapes").await;
+        b.click("compare-run").await;
+        // Progress is shown while it runs; the page answers between frames.
+        let done = b
+            .wait_value("compare-progress", |v| v == all.to_string())
+            .await;
+        assert_eq!(done, all.to_string());
+        let ms: f64 = b
+            .wait_value("compare-ms", |v| !v.is_empty())
+            .await
+            .parse()
+            .unwrap();
+        eprintln!("shape comparison: {all} shapes x 17 budgets in {ms:.0} ms across frames");
+        // The table's first rows are the core's ranking.
+        let times = b
+            .js("return Array.from(document.querySelectorAll('[data-testid=compare-table] [data-testid=compare-row]')).map(r => r.dataset.value);")
+            .await;
+        let times: Vec<String> = serde_json::from_value(times).unwrap();
+        assert!(times.len() >= 12, "{times:?}");
+        for (k, t) in times.iter().take(12).enumerate() {
+            assert!(
+                close(t, ranking[k].time_ns, 1e-6),
+                "row {k}: {t} vs {}",
+                ranking[k].time_ns
+            );
+        }
+        let table = b.text("compare-table").await;
+        assert!(table.contains(&native.shapes[ranking[0].shape].shape_label()));
+        assert!(table.contains("(the design)"), "{table}");
+        let (ink, w, h) = b.canvas_ink("chart-compare").await;
+        assert!(w >= 600 && h >= 200 && ink > 5_000, "{w}x{h}, ink {ink}");
+        assert!(b.text("compare-winners").await.contains('$'));
+
+        // A typed shape joins the comparison; a bad one says why.
+        b.type_into("compare-shape", "R4 x SW8").await;
+        b.click("compare-add").await;
+        b.wait_js(
+            "an error naming the NPU count",
+            "return document.body.innerText.includes('it has 32 NPUs, the design has 4096');",
+        )
+        .await;
+        b.type_into("compare-shape", "FC16 x SW256").await;
+        b.click("compare-add").await;
+        b.wait_value("compare-progress", |v| v == (all + 1).to_string())
+            .await;
+        b.screenshot("app-shapes").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+#[test]
+fn the_landscape_draws_the_feasible_set_and_follows_the_picked_dimensions() {
+    run(Duration::from_secs(120), async {
+        let s = study(&default_scenario()).unwrap();
+        let b = Browser::start(1400, 1100).await;
+        b.open("").await;
+        b.click("view-landscape").await;
+        // The two dimensions with the most bandwidth first: d1 and d2.
+        let want = landscape(&s, 0, 1, GRID).unwrap().feasible_share();
+        b.wait_value("landscape-explain", |v| close(v, want, 1e-9))
+            .await;
+        let (ink, _, _) = b.canvas_ink("chart-landscape").await;
+        assert!(ink > 20_000, "the landscape looks blank: {ink}");
+        b.select("landscape-y", "3").await;
+        let want = landscape(&s, 0, 3, GRID).unwrap().feasible_share();
+        b.wait_value("landscape-explain", |v| close(v, want, 1e-9))
+            .await;
+        let state = link_state(&b).await;
+        assert_eq!(state.view, View::Landscape);
+        assert_eq!(state.landscape, Some((0, 3)));
+        b.screenshot("app-landscape").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+#[test]
+fn the_tour_steps_forward_and_back_by_permalink() {
+    run(Duration::from_secs(120), async {
+        let link = encode_with(
+            &default_scenario(),
+            &LinkState {
+                tour: Some(1),
+                ..LinkState::default()
+            },
+        );
+        let b = Browser::start(1400, 1000).await;
+        b.open(&link).await;
+        b.wait_js(
+            "the tour at step 2",
+            "return (document.querySelector('[data-testid=tour-title]')||{}).textContent === '2. The optimum';",
+        )
+        .await;
+        assert!(b.text("tour").await.contains("722.41 ms"));
+        b.click("tour-back").await;
+        b.wait_value("tour", |v| v == "0").await;
+        let disabled = b
+            .js("return document.querySelector('[data-testid=tour-back]').disabled;")
+            .await;
+        assert_eq!(disabled, serde_json::json!(true));
+        assert_eq!(link_state(&b).await.tour, Some(0));
+        b.screenshot("app-tour").await;
+        for k in 1..=3 {
+            b.click("tour-next").await;
+            b.wait_value("tour", |v| v == k.to_string()).await;
+        }
+        // Step 4 opens the landscape, step 5 the shapes.
+        b.wait_testid("chart-landscape").await;
+        assert_eq!(link_state(&b).await.view, View::Landscape);
+        b.click("tour-next").await;
+        b.wait_value("tour", |v| v == "4").await;
+        b.wait_testid("compare-table").await;
+        assert_eq!(link_state(&b).await.tour, Some(4));
+        // Reloading the link keeps the step.
+        b.client.refresh().await.unwrap();
+        b.wait_value("tour", |v| v == "4").await;
+        b.click("tour-back").await;
+        b.wait_value("tour", |v| v == "3").await;
+        b.click("tour-close").await;
+        b.wait_js(
+            "the tour closed",
+            "return !document.querySelector('[data-testid=tour]');",
+        )
+        .await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+#[test]
+fn a_pinned_scenario_is_compared_and_travels_in_the_link() {
+    run(Duration::from_secs(120), async {
+        let base = default_scenario();
+        let mut edited = base.clone();
+        edited.constraints.total_bw =
+            Some(libra_studio::model::scenario::TotalBandwidth::Equal(800.0));
+        let rows = side_by_side(&study(&base).unwrap(), &study(&edited).unwrap());
+        let b = Browser::start(1400, 1100).await;
+        b.open("").await;
+        b.click("pin-scenario").await;
+        b.wait_testid("side-by-side").await;
+        b.type_into("total-bw", "800").await;
+        let want = rows.iter().filter(|r| r.changed).count();
+        b.wait_js(
+            "the changed rows",
+            &format!(
+                "return document.querySelectorAll('[data-testid=side-row][data-changed=true]').length === {want};"
+            ),
+        )
+        .await;
+        let text = b.text("side-by-side").await;
+        assert!(
+            text.contains(&rows[0].pinned_text) && text.contains(&rows[0].current_text),
+            "{text}"
+        );
+        let state = link_state(&b).await;
+        assert_eq!(state.pinned.as_ref(), Some(&base));
+        let (ink, _, _) = b.canvas_ink("chart-pareto").await;
+        assert!(ink > 5_000);
+        b.js("document.querySelector('[data-testid=side-by-side]').scrollIntoView(); return true;")
+            .await;
+        b.screenshot("app-side-by-side").await;
+        // The link reopens both.
+        b.client.refresh().await.unwrap();
+        b.wait_testid("side-by-side").await;
+        b.wait_value("result-time-ns", |v| {
+            close(v, study(&edited).unwrap().evaluation.time_ns, 1e-9)
+        })
+        .await;
+        b.click("unpin-scenario").await;
+        b.wait_js(
+            "no side by side",
+            "return !document.querySelector('[data-testid=side-by-side]');",
+        )
+        .await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}
+
+#[test]
+fn presentation_mode_hides_the_editing_chrome_and_a_scenario_prints_on_one_page() {
+    run(Duration::from_secs(120), async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        let visible = |id: &str| {
+            format!("return document.querySelector('[data-testid={id}]').offsetParent !== null;")
+        };
+        assert_eq!(b.js(&visible("input-panel")).await, serde_json::json!(true));
+        b.click("presentation-mode").await;
+        b.wait_js(
+            "the inputs hidden",
+            &visible("input-panel").replace("!==", "==="),
+        )
+        .await;
+        assert_eq!(
+            b.js(&visible("results-panel")).await,
+            serde_json::json!(true)
+        );
+        let size = b
+            .js("return parseFloat(getComputedStyle(document.querySelector('.app')).fontSize);")
+            .await;
+        assert!(size.as_f64().unwrap() >= 20.0, "{size}");
+        b.screenshot("app-presentation").await;
+        b.click("presentation-mode").await;
+        b.wait_js("the inputs back", &visible("input-panel")).await;
+        // Print: one page on A4 and on Letter.
+        for (name, size) in [
+            ("A4", fantoccini::wd::PrintSize::A4),
+            ("Letter", fantoccini::wd::PrintSize::US_LETTER),
+        ] {
+            let pdf = b
+                .client
+                .print(
+                    fantoccini::wd::PrintConfiguration::builder()
+                        .size(size)
+                        .build()
+                        .unwrap(),
+                )
+                .await
+                .unwrap();
+            let text = String::from_utf8_lossy(&pdf);
+            let pages = text.matches("/Type /Page\n").count()
+                + text.matches("/Type /Page ").count()
+                + text.matches("/Type /Page>").count()
+                + text.matches("/Type /Page/").count();
+            std::fs::write(
+                e2e::screenshot_dir().join(format!("print-{name}.pdf")),
+                &pdf,
+            )
+            .unwrap();
+            assert_eq!(pages, 1, "{name}: {pages} pages");
+        }
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

@@ -43,6 +43,17 @@ impl Start {
     }
 }
 
+/// The tour step (0-based) of a short tour link: `#tour` (the first step) or `#tour=N` (step N,
+/// from 1), which opens the guided tour on LIBRA's GPT-3 4D case.
+pub fn tour_link(fragment: &str) -> Option<usize> {
+    let f = fragment.trim().trim_start_matches('#');
+    if f == "tour" {
+        return Some(0);
+    }
+    let n: usize = f.strip_prefix("tour=")?.trim().parse().ok()?;
+    Some(n.max(1) - 1)
+}
+
 /// Decide from the URL fragment (with or without `#`) and the saved fragment, if any.
 pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
     let own = saved.and_then(|s| decode(s).ok());
@@ -51,6 +62,14 @@ pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
         .filter(|f| !f.is_empty());
     match fragment {
         None => Start::Own(own.unwrap_or_else(presets::default_scenario)),
+        Some(f) if tour_link(f).is_some() => {
+            let scenario = presets::default_scenario();
+            if own.as_ref() == Some(&scenario) {
+                Start::Own(scenario)
+            } else {
+                Start::Shared { scenario, own }
+            }
+        }
         Some(f) => match decode(f) {
             // Opening one's own link is not "someone else's".
             Ok(sc) if own.as_ref() == Some(&sc) => Start::Own(sc),
@@ -73,7 +92,13 @@ pub fn state_start(fragment: Option<&str>, saved: Option<&str>) -> LinkState {
         .map(|f| f.trim().trim_start_matches('#'))
         .filter(|f| !f.is_empty());
     match fragment {
-        Some(f) => route_of(f),
+        Some(f) => match tour_link(f) {
+            Some(step) => Some(LinkState {
+                tour: Some(step),
+                ..LinkState::default()
+            }),
+            None => route_of(f),
+        },
         None => saved.and_then(route_of),
     }
     .unwrap_or_default()
@@ -121,6 +146,23 @@ mod tests {
         assert_eq!(
             state_start(Some("#v1=bad"), Some(&with_state)),
             LinkState::default()
+        );
+        // A short tour link opens the tour on the default scenario, keeping one's own.
+        assert_eq!(tour_link("#tour"), Some(0));
+        assert_eq!(tour_link("tour=3"), Some(2));
+        assert_eq!(tour_link("#tour=0"), Some(0));
+        assert_eq!(tour_link("#tour=x"), None);
+        assert_eq!(tour_link("#touring"), None);
+        assert_eq!(
+            start(Some("#tour=2"), Some(&saved)),
+            Start::Shared {
+                scenario: presets::default_scenario(),
+                own: Some(mine.clone())
+            }
+        );
+        assert_eq!(
+            state_start(Some("#tour=2"), Some(&with_state)).tour,
+            Some(1)
         );
         // A corrupt saved scenario is as good as none.
         assert_eq!(

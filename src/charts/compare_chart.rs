@@ -161,7 +161,11 @@ mod tests {
 
     #[test]
     fn draws_a_partial_and_a_finished_run() {
-        let mut run = ShapeRun::new(&presets::default_scenario(), &[]).unwrap();
+        let mut run = ShapeRun::new(
+            &presets::default_scenario(),
+            &crate::optimize::shape_run::CompareSetup::default(),
+        )
+        .unwrap();
         let mut svg = String::new();
         {
             let area = SVGBackend::with_string(&mut svg, (800, 500)).into_drawing_area();

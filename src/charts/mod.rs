@@ -4,6 +4,7 @@
 pub mod bw_bars;
 pub mod compare_chart;
 pub mod cost_bars;
+pub mod dyn_backend;
 pub mod front;
 pub mod landscape_chart;
 pub mod route_cdf;

@@ -164,7 +164,9 @@ pub fn chart_svg(
     use plotters::prelude::{IntoDrawingArea, SVGBackend};
     let mut svg = String::new();
     {
-        let area = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        let mut backend = SVGBackend::with_string(&mut svg, (width, height));
+        // Through the one backend type the app draws with (see `dyn_backend`).
+        let area = super::dyn_backend::DynBackend(&mut backend).into_drawing_area();
         chart.draw(&area, study, pinned, None, &ChartStyle::default())?;
     }
     Ok(svg)

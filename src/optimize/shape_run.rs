@@ -75,7 +75,8 @@ pub fn layouts_for(base: &Scenario) -> Vec<Vec<DimKind>> {
 }
 
 /// Read a shape typed as `Ring 4 × FullyConnected 8 × Switch 128` (also `R4 x FC8 x SW128`; `×`,
-/// `x` or `*` between dimensions). Tiers come from the first layout with as many dimensions.
+/// `x` or `*` between dimensions). Tiers come from the first layout with as many dimensions, unless
+/// a dimension names its own after `@` (`SW128@InterPod`).
 pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, CompareError> {
     let bad = |message: String| CompareError::BadShape {
         text: text.trim().chars().take(60).collect(),
@@ -105,6 +106,11 @@ pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, Comp
         .zip(layout)
         .enumerate()
         .map(|(i, (part, kind))| {
+            let (part, tier) = match part.split_once('@') {
+                Some((p, t)) if !t.trim().is_empty() => (p.trim(), t.trim().to_string()),
+                Some(_) => return Err(bad(format!("dimension {}: no tier after @", i + 1))),
+                None => (*part, kind.tier.clone()),
+            };
             let split = part
                 .find(|c: char| c.is_ascii_digit())
                 .ok_or_else(|| bad(format!("dimension {} has no NPU count", i + 1)))?;
@@ -134,7 +140,7 @@ pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, Comp
             Ok(Dim {
                 topology,
                 npus,
-                tier: kind.tier.clone(),
+                tier,
                 latency_ns: 0.0,
             })
         })
@@ -142,24 +148,59 @@ pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, Comp
     Ok(Network { dims })
 }
 
-/// Whether `shape` can join the comparison of `base`: it must have the design's NPU count.
+/// Whether `shape` can join the comparison of `base`: it must have the design's NPU count and
+/// use tiers of its cost model.
 pub fn check_shape(base: &Scenario, shape: &Network) -> Result<(), CompareError> {
+    let bad = |message: String| CompareError::BadShape {
+        text: shape.shape_label(),
+        message,
+    };
     let npus = base.network.total_npus().unwrap_or(0);
     let total = shape.total_npus().unwrap_or(0);
-    if total == npus {
-        Ok(())
-    } else {
-        Err(CompareError::BadShape {
-            text: shape.shape_label(),
-            message: format!("it has {total} NPUs, the design has {npus}"),
-        })
+    if total != npus {
+        return Err(bad(format!("it has {total} NPUs, the design has {npus}")));
+    }
+    for (i, d) in shape.dims.iter().enumerate() {
+        if !base.costs.tiers.iter().any(|t| t.name == d.tier) {
+            return Err(bad(format!(
+                "dimension {}: unknown cost tier \"{}\" (the design's tiers: {})",
+                i + 1,
+                d.tier,
+                base.costs
+                    .tiers
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What a comparison covers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompareSetup {
+    /// The numbers of dimensions enumerated (of 2, 3 and 4).
+    pub dim_counts: Vec<usize>,
+    /// Shapes the user added.
+    pub extra: Vec<Network>,
+}
+
+impl Default for CompareSetup {
+    fn default() -> Self {
+        CompareSetup {
+            dim_counts: vec![2, 3, 4],
+            extra: Vec::new(),
+        }
     }
 }
 
 impl ShapeRun {
-    /// Prepare the comparison of `base`'s shapes plus `extra` (typed shapes, which must have the
-    /// scenario's NPU count).
-    pub fn new(base: &Scenario, extra: &[Network]) -> Result<ShapeRun, CompareError> {
+    /// Prepare the comparison of `base`'s shapes on `setup.dim_counts` dimensions plus the typed
+    /// shapes of `setup.extra` (which must have the scenario's NPU count).
+    pub fn new(base: &Scenario, setup: &CompareSetup) -> Result<ShapeRun, CompareError> {
+        let extra = &setup.extra;
         let npus = base
             .network
             .total_npus()
@@ -171,7 +212,18 @@ impl ShapeRun {
         for n in extra {
             check_shape(base, n)?;
         }
-        let mut shapes = enumerate(npus, &layouts_for(base));
+        let layouts: Vec<Vec<DimKind>> = layouts_for(base)
+            .into_iter()
+            .filter(|l| setup.dim_counts.contains(&l.len()))
+            .collect();
+        let mut shapes = enumerate(npus, &layouts);
+        if shapes.is_empty() && extra.is_empty() {
+            return Err(CompareError::BadShape {
+                text: String::new(),
+                message: "no shapes to compare: pick some numbers of dimensions or add a shape"
+                    .into(),
+            });
+        }
         let mut user_shapes = 0;
         for n in extra {
             if !shapes.contains(n) {
@@ -280,7 +332,7 @@ mod tests {
     #[test]
     fn the_default_scenario_compares_231_shapes_and_ranks_them() {
         let base = presets::default_scenario();
-        let mut run = ShapeRun::new(&base, &[]).unwrap();
+        let mut run = ShapeRun::new(&base, &CompareSetup::default()).unwrap();
         assert_eq!(run.progress(), (0, 231));
         assert_eq!(run.budgets.len(), COMPARE_BUDGETS + 1);
         assert!(run.budgets.contains(&run.budget_usd));
@@ -337,15 +389,28 @@ mod tests {
         }
         // A typed shape must have the design's NPU count; a new one joins the comparison.
         let base = presets::default_scenario();
+        let with = |extra: Vec<Network>, dim_counts: Vec<usize>| {
+            ShapeRun::new(&base, &CompareSetup { dim_counts, extra })
+        };
         let wrong = parse_shape("R4 x SW8", &layouts).unwrap();
-        assert!(ShapeRun::new(&base, &[wrong])
+        assert!(with(vec![wrong], vec![2])
             .unwrap_err()
             .to_string()
             .contains("it has 32 NPUs, the design has 4096"));
-        let mut fc = parse_shape("FC64 x SW64", &layouts).unwrap();
-        fc.dims[0].tier = "InterPackage".into();
-        let run = ShapeRun::new(&base, &[fc.clone()]).unwrap();
+        let fc = parse_shape("FC64@InterPackage x SW64", &layouts).unwrap();
+        assert_eq!(fc.dims[0].tier, "InterPackage");
+        let run = with(vec![fc.clone()], vec![2, 3, 4]).unwrap();
         assert_eq!(run.user_shapes, 1);
         assert_eq!(run.shapes.last(), Some(&fc));
+        let odd = parse_shape("FC64@Nowhere x SW64", &layouts).unwrap();
+        assert!(check_shape(&base, &odd)
+            .unwrap_err()
+            .to_string()
+            .contains("unknown cost tier \"Nowhere\""));
+        assert!(parse_shape("FC64@ x SW64", &layouts).is_err());
+        // Only 2-D shapes: 11 of them (4096 = 2^12), plus the typed one.
+        let run = with(vec![fc], vec![2]).unwrap();
+        assert_eq!(run.shapes.len(), 12);
+        assert!(with(vec![], vec![]).is_err());
     }
 }

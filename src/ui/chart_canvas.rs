@@ -3,6 +3,7 @@
 
 use super::browser;
 use super::studio::Studio;
+use crate::charts::dyn_backend::DynBackend;
 use crate::charts::{chart_svg, ChartStyle, StudyChart};
 use crate::format::{duration_ns, usd};
 use leptos::html::Canvas;
@@ -40,9 +41,9 @@ pub fn ChartCanvas(
             scale: dpr * if large { 1.5 } else { 1.0 },
         };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
+        if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
             match chart.draw(
-                &backend.into_drawing_area(),
+                &DynBackend(&mut backend).into_drawing_area(),
                 &s,
                 pinned.as_deref(),
                 highlight,

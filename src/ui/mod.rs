@@ -28,7 +28,7 @@ use constraints_panel::ConstraintsPanel;
 use landscape_view::LandscapeView;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
-use results_panel::ResultsPanel;
+use results_panel::{ExplainPanel, ResultsPanel};
 use routing_view::RoutingView;
 use shapes_view::ShapesView;
 use side_by_side_panel::SideBySidePanel;
@@ -152,6 +152,7 @@ fn App() -> impl IntoView {
                             .map(|chart| view! { <ChartCanvas studio chart /> })
                             .collect_view()}
                     </section>
+                    <ExplainPanel studio />
                 </div>
             </main>
             <footer class="app-footer">

@@ -2,6 +2,7 @@
 //! function reads change.
 
 use super::browser;
+use crate::charts::dyn_backend::DynBackend;
 use crate::charts::ChartStyle;
 use leptos::html::Canvas;
 use leptos::prelude::*;
@@ -10,13 +11,13 @@ use plotters::prelude::{DrawingArea, IntoDrawingArea};
 use plotters_canvas::CanvasBackend;
 
 /// The drawing area a chart function gets.
-pub type Area = DrawingArea<CanvasBackend, Shift>;
+pub type Area<'a> = DrawingArea<DynBackend<'a>, Shift>;
 
 /// A chart canvas. `draw` reads signals (tracked) and draws; returning `Err` logs why.
 #[component]
 pub fn PlotCanvas(
     /// Draws the chart.
-    draw: impl Fn(&Area, &ChartStyle) -> Result<(), String> + 'static,
+    draw: impl Fn(&Area<'_>, &ChartStyle) -> Result<(), String> + 'static,
     /// `data-testid`.
     testid: &'static str,
     /// What it shows, for screen readers.
@@ -32,8 +33,8 @@ pub fn PlotCanvas(
         };
         let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle { scale: dpr };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            if let Err(e) = draw(&backend.into_drawing_area(), &style) {
+        if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
+            if let Err(e) = draw(&DynBackend(&mut backend).into_drawing_area(), &style) {
                 leptos::logging::error!("{testid}: {e}");
             }
         }

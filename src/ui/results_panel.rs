@@ -180,6 +180,25 @@ fn patterns_table(s: &Study) -> impl IntoView {
     }
 }
 
+/// The explanations of the results, under the charts.
+#[component]
+pub fn ExplainPanel(
+    /// The app state.
+    studio: Studio,
+) -> impl IntoView {
+    move || {
+        studio.outcome.with(|o| {
+            o.study.as_ref().map(|s| {
+                view! {
+                    <section class="panel" class:stale=o.stale aria-label="Why these numbers">
+                        {explanations(s)}
+                    </section>
+                }
+            })
+        })
+    }
+}
+
 fn explanations(s: &Study) -> impl IntoView {
     let item = |e: Explanation| {
         view! {
@@ -228,7 +247,6 @@ pub fn ResultsPanel(
                             {metrics(s)}
                             {per_dim_table(s)}
                             {patterns_table(s)}
-                            {explanations(s)}
                         </div>
                     }
                 });

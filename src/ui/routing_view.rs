@@ -5,6 +5,7 @@
 
 use super::browser;
 use super::studio::Studio;
+use crate::charts::dyn_backend::DynBackend;
 use crate::charts::route_cdf::draw_rate_cdf;
 use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
 use crate::charts::ChartStyle;
@@ -49,8 +50,8 @@ fn RouteCanvas(
         };
         let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle { scale: dpr };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            let area = backend.into_drawing_area();
+        if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
+            let area = DynBackend(&mut backend).into_drawing_area();
             let r = match kind {
                 0 => draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string()),
                 1 => draw_route_compare(&area, &s, &style).map_err(|e| e.to_string()),

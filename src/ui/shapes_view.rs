@@ -8,10 +8,9 @@ use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
 use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
 use crate::format::{duration_ns, usd};
-use crate::model::network::Network;
 use crate::model::scenario::Scenario;
 use crate::optimize::shape_run::{
-    check_shape, layouts_for, parse_shape, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
+    check_shape, layouts_for, parse_shape, CompareSetup, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
 };
 use leptos::prelude::*;
 
@@ -28,8 +27,8 @@ pub struct ShapeCompare {
     tick: RwSignal<u64>,
     /// The scenario the run is for.
     of: StoredValue<Option<Scenario>>,
-    /// Shapes the visitor added.
-    extra: RwSignal<Vec<Network>>,
+    /// The dimension counts enumerated and the shapes the visitor added.
+    setup: RwSignal<CompareSetup>,
     error: RwSignal<Option<String>>,
     /// Bumped to abandon a run under way.
     generation: StoredValue<u64>,
@@ -43,7 +42,7 @@ impl ShapeCompare {
             run: StoredValue::new(None),
             tick: RwSignal::new(0),
             of: StoredValue::new(None),
-            extra: RwSignal::new(Vec::new()),
+            setup: RwSignal::new(CompareSetup::default()),
             error: RwSignal::new(None),
             generation: StoredValue::new(0),
             elapsed_ms: RwSignal::new(None),
@@ -58,7 +57,7 @@ impl ShapeCompare {
         this.of.set_value(Some(sc.clone()));
         this.elapsed_ms.set(None);
         let started = browser::now_ms();
-        match ShapeRun::new(sc, &this.extra.get_untracked()) {
+        match ShapeRun::new(sc, &this.setup.get_untracked()) {
             Err(e) => {
                 this.run.set_value(None);
                 this.error.set(Some(e.to_string()));
@@ -128,7 +127,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
             .and_then(|n| check_shape(&sc, &n).map(|()| n));
         match shape {
             Ok(n) => {
-                cmp.extra.update(|e| e.push(n));
+                cmp.setup.update(|s| s.extra.push(n));
                 typed.set(String::new());
                 typed_error.set(None);
                 cmp.start(&sc);
@@ -204,7 +203,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
                     <input
                         type="text"
                         data-testid="compare-shape"
-                        placeholder="R4 x FC8 x R4 x SW32"
+                        placeholder="R4 x FC8 x R4 x SW32 (tier: SW32@InterPod)"
                         prop:value=move || typed.get()
                         on:input=move |ev| typed.set(event_target_value(&ev))
                         on:keydown=move |ev| {
@@ -215,12 +214,37 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
                     />
                 </label>
                 <button type="button" data-testid="compare-add" on:click=move |_| add_shape()>"Add"</button>
-                <Show when=move || !cmp.extra.with(Vec::is_empty)>
+                <Show when=move || !cmp.setup.with(|s| s.extra.is_empty())>
                     <button type="button" on:click=move |_| {
-                        cmp.extra.set(Vec::new());
+                        cmp.setup.update(|s| s.extra.clear());
                         run_now();
                     }>"Remove my shapes"</button>
                 </Show>
+                <span class="field inline" title="Which numbers of dimensions to enumerate">
+                    {[2usize, 3, 4]
+                        .into_iter()
+                        .map(|n| view! {
+                            <label>
+                                <input
+                                    type="checkbox"
+                                    data-testid=format!("compare-dims-{n}")
+                                    prop:checked=move || cmp.setup.with(|s| s.dim_counts.contains(&n))
+                                    on:change=move |ev| {
+                                        let on = event_target_checked(&ev);
+                                        cmp.setup.update(|s| {
+                                            s.dim_counts.retain(|d| *d != n);
+                                            if on {
+                                                s.dim_counts.push(n);
+                                            }
+                                        });
+                                        run_now();
+                                    }
+                                />
+                                {format!(" {n}-D")}
+                            </label>
+                        })
+                        .collect_view()}
+                </span>
             </div>
             {move || typed_error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || cmp.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

@@ -7,7 +7,12 @@ use leptos::prelude::*;
 
 #[component]
 pub fn TourPanel(studio: Studio) -> impl IntoView {
+    // Computed only while the tour is open (not on every edit).
+    let open = Memo::new(move |_| studio.tour.get().is_some());
     let steps = Memo::new(move |_| {
+        if !open.get() {
+            return Vec::new();
+        }
         studio
             .outcome
             .with(|o| o.study.as_ref().map(|s| tour_steps(s)).unwrap_or_default())

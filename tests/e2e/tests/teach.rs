@@ -5,7 +5,7 @@
 
 use e2e::{run, Browser};
 use libra_studio::optimize::landscape::{landscape, GRID};
-use libra_studio::optimize::shape_run::ShapeRun;
+use libra_studio::optimize::shape_run::{CompareSetup, ShapeRun};
 use libra_studio::optimize::side_by_side::side_by_side;
 use libra_studio::optimize::study::study;
 use libra_studio::permalink::{decode_with, encode_with};
@@ -28,7 +28,7 @@ async fn link_state(b: &Browser) -> LinkState {
 fn the_shape_comparison_ranks_the_shapes_as_the_core_does() {
     run(Duration::from_secs(240), async {
         let base = default_scenario();
-        let mut native = ShapeRun::new(&base, &[]).unwrap();
+        let mut native = ShapeRun::new(&base, &CompareSetup::default()).unwrap();
         while !native.step(64) {}
         let ranking = native.ranking();
         let all = native.shapes.len();
@@ -80,6 +80,13 @@ fn the_shape_comparison_ranks_the_shapes_as_the_core_does() {
         b.click("compare-add").await;
         b.wait_value("compare-progress", |v| v == (all + 1).to_string())
             .await;
+        // Only 2-D and 3-D shapes: 11 + 55, and the typed one.
+        b.click("compare-dims-4").await;
+        b.wait_value("compare-progress", |v| v == "67").await;
+        b.click("compare-dims-4").await;
+        b.wait_value("compare-progress", |v| v == (all + 1).to_string())
+            .await;
+        b.js("window.scrollTo(0, 0); return true;").await;
         b.screenshot("app-shapes").await;
         b.assert_no_errors().await;
         b.close().await;
@@ -160,6 +167,10 @@ fn the_tour_steps_forward_and_back_by_permalink() {
             "return !document.querySelector('[data-testid=tour]');",
         )
         .await;
+        // The short link a teacher can write by hand: #tour=N opens step N.
+        b.open("#tour=3").await;
+        b.wait_value("tour", |v| v == "2").await;
+        assert!(b.text("tour-title").await.starts_with("3."));
         b.assert_no_errors().await;
         b.close().await;
     });

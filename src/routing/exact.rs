@@ -3,12 +3,16 @@
 //! (interchangeable spines, interchangeable flows of one class) and a bound per objective. It
 //! proves optimality when the search completes or the incumbent meets a bound; when the node budget
 //! runs out it returns the best routing found with `proven: false` and the root bound, never an
-//! unproven claim.
+//! unproven claim. Flow-lex on fabrics with one spine-link capacity and one flow per NIC direction
+//! also uses a counting bound (`lex_count`): it first proves the least max load, then bounds how
+//! few flows can sit at the resulting least rate, which often proves the optimum without
+//! water-filling at every node.
 //!
 //! Rates are compared in f64 with a relative tolerance of 1e-9 (the spec's reference uses exact
 //! rationals; the difference only matters for near-ties below that tolerance).
 
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware, group_order, visit_order};
+use super::lex_count::CountBound;
 use super::metrics::{rates, ring_time_s, Routing};
 use super::rates::max_min_rates;
 use super::scenario::Instance;
@@ -109,6 +113,11 @@ struct Search<'a> {
     ceiling: Option<Value>,
     /// nic_gbps over the most flows on one NIC direction.
     nic_share: f64,
+    /// For flow-lex on uniform fabrics: the counting bound (see `lex_count`).
+    count: Option<CountBound>,
+    /// The incumbent's number of flows at `z1` and whether its other flows are all at the top
+    /// rate, when its least rate is `z1`.
+    best_profile: Option<(usize, bool)>,
 }
 
 impl<'a> Search<'a> {
@@ -179,10 +188,44 @@ impl<'a> Search<'a> {
         max_min_rates(&paths, &self.cap)
     }
 
+    /// Make `r` (of value `v`) the incumbent.
+    fn set_best(&mut self, r: Routing, v: Value) {
+        self.best_profile = match (&self.count, &v) {
+            (Some(cb), Value::Lex(_, x))
+                if x.first()
+                    .is_some_and(|m| cmp_f(*m, cb.z1) == Ordering::Equal) =>
+            {
+                Some(cb.profile(x))
+            }
+            _ => None,
+        };
+        self.best = r;
+        self.best_value = v;
+    }
+
+    /// True when the counting bound proves the incumbent flow-lex optimal: it has the fewest
+    /// possible flows at the least possible rate and every other flow at the top rate.
+    fn counted_optimal(&self) -> bool {
+        match (&self.count, self.best_profile) {
+            (Some(cb), Some((n, true))) => n <= cb.root,
+            _ => false,
+        }
+    }
+
     /// Whether the subtree of the current partial routing may still hold a strictly better routing.
     fn promising(&self) -> bool {
         match self.objective {
             Objective::FlowLex => {
+                if let (Some(cb), Some((n, rest_top))) = (&self.count, self.best_profile) {
+                    match cb.bound(&self.load, &self.routing) {
+                        None => return false,
+                        Some(b) if b > n || (b == n && rest_top) => return false,
+                        // The incumbent's other flows are at the top rate: only fewer flows at
+                        // z1 can beat it, which the count decides without water-filling.
+                        Some(_) if rest_top => return true,
+                        Some(_) => {}
+                    }
+                }
                 // Cheap first: no completion's least rate beats the least fair share now.
                 if let Value::Lex(_, best) = &self.best_value {
                     let least = best.first().copied().unwrap_or(f64::INFINITY);
@@ -293,6 +336,7 @@ impl<'a> Search<'a> {
 
     fn dfs(&mut self, pos: usize) {
         if self.exhausted
+            || self.counted_optimal()
             || self
                 .ceiling
                 .as_ref()
@@ -309,8 +353,7 @@ impl<'a> Search<'a> {
             let r = Routing(self.routing.clone());
             let v = self.value(&r);
             if v.cmp(&self.best_value) == Ordering::Greater {
-                self.best = r;
-                self.best_value = v;
+                self.set_best(r, v);
             }
             return;
         }
@@ -518,14 +561,27 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         exhausted: false,
         ceiling: None,
         nic_share: nic_share(inst),
+        count: None,
+        best_profile: None,
     };
+    if objective == Objective::FlowLex {
+        // The least possible max load, proven, gives the flow-lex optimum's least rate.
+        let least = optimize(
+            inst,
+            Objective::MinMaxLinkLoad,
+            node_budget.clamp(1, 200_000),
+        );
+        if least.proven {
+            let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
+            search.count = CountBound::new(inst, k);
+        }
+    }
     // Seed with the heuristics.
     let mut first = true;
     for r in [greedy(inst), greedy_capacity_aware(inst), ecmp(inst)] {
         let v = search.value(&r);
         if first || v.cmp(&search.best_value) == Ordering::Greater {
-            search.best = r;
-            search.best_value = v;
+            search.set_best(r, v);
             first = false;
         }
     }
@@ -545,11 +601,12 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         .ceiling
         .as_ref()
         .is_some_and(|c| search.best_value.cmp(c) != Ordering::Less);
-    let proven = reached || !search.exhausted;
+    let proven = reached || search.counted_optimal() || !search.exhausted;
     let value_bound = match (&search.best_value, proven) {
         (Value::Lex(_, x), true) => x.first().copied().unwrap_or(f64::INFINITY),
         (Value::Cost(c), true) => *c,
-        (_, false) => bound,
+        // With the counting bound, the least rate is proven to be at most z1.
+        (_, false) => search.count.as_ref().map_or(bound, |cb| bound.min(cb.z1)),
     };
     Optimum {
         routing: search.best,
@@ -658,6 +715,8 @@ mod tests {
                     exhausted: false,
                     ceiling: None,
                     nic_share: 0.0,
+                    count: None,
+                    best_profile: None,
                 };
                 let best = all
                     .iter()
@@ -683,5 +742,76 @@ mod tests {
             "the optimum beat greedy only {improved} times"
         );
         eprintln!("{checked} instances, greedy improved on {improved} times");
+    }
+
+    /// 3 ToRs of 4 hosts over 2 spines of equal capacity, 1 to 3 random rings of 4: enough
+    /// contention for a max load of 2 or more, few enough routings to enumerate.
+    fn contended(seed: u64) -> Option<Instance> {
+        let mut x = seed.wrapping_mul(7919);
+        let mut next = |n: u64| {
+            x = x.wrapping_add(1);
+            crate::routing::splitmix64(x) % n
+        };
+        let hosts: Vec<String> = (0..12)
+            .map(|i| format!(r#"{{"id": {i}, "tor": {}}}"#, i / 4))
+            .collect();
+        let mut free: Vec<u32> = (0..12).collect();
+        let rings: Vec<String> = (0..1 + next(3))
+            .map(|_| {
+                let ring: Vec<u32> = (0..4)
+                    .map(|_| free.remove(next(free.len() as u64) as usize))
+                    .collect();
+                format!("{ring:?}")
+            })
+            .collect();
+        let text = format!(
+            r#"{{"network": {{"num_spines": 2, "num_tors": 3, "link_gbps": 100, "nic_gbps": 100}},
+                "hosts": [{}], "jobs": [{{"name": "j", "chunk_bytes": 1e6, "rings": [{}]}}]}}"#,
+            hosts.join(","),
+            rings.join(",")
+        );
+        RouteScenario::from_json(&text).unwrap().instance().ok()
+    }
+
+    #[test]
+    fn the_counting_bound_keeps_the_flow_lex_optimum() {
+        let mut counted = 0;
+        for seed in 0..80 {
+            let Some(inst) = contended(seed) else {
+                continue;
+            };
+            let all = all_routings(&inst);
+            if all.len() > 4096 {
+                continue;
+            }
+            let best = all
+                .iter()
+                .map(|r| sorted(rates(&inst, r)))
+                .max_by(|a, b| cmp_lex(a, b))
+                .unwrap();
+            let opt = optimize(&inst, Objective::FlowLex, 10_000_000);
+            assert!(opt.proven, "seed {seed}");
+            let got = sorted(rates(&inst, &opt.routing));
+            assert_eq!(
+                cmp_lex(&got, &best),
+                Ordering::Equal,
+                "seed {seed}: {got:?} vs {best:?}"
+            );
+            let k = optimize(&inst, Objective::MinMaxLinkLoad, 1_000_000)
+                .routing
+                .loads(&inst)
+                .into_iter()
+                .max()
+                .unwrap_or(0);
+            if let Some(cb) = CountBound::new(&inst, k) {
+                counted += 1;
+                // The root bound never exceeds the optimum's count at z1.
+                assert!(cb.root <= cb.profile(&best).0, "seed {seed}");
+            }
+        }
+        assert!(
+            counted >= 20,
+            "only {counted} instances used the counting bound"
+        );
     }
 }

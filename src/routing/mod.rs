@@ -7,6 +7,7 @@ pub mod coupling;
 pub mod exact;
 pub mod fluid;
 pub mod generate;
+pub mod lex_count;
 pub mod metrics;
 pub mod rates;
 pub mod scenario;

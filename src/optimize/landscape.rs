@@ -5,7 +5,7 @@
 
 use super::linear::{LinearConstraint, Relation};
 use super::study::Study;
-use super::{solve, Problem, SolveOptions};
+use super::{solve, Problem, SolveError, SolveOptions};
 use crate::model::scenario::Objective;
 
 /// Grid points per axis in the app.
@@ -45,6 +45,9 @@ pub struct Landscape {
     /// The optimizer's iterates projected on `(B_i, B_j)`, ending at the optimum.
     pub path: Vec<(f64, f64)>,
     pub lines: Vec<Line>,
+    /// True when the other dimensions are held at the optimum instead of re-optimized (the
+    /// constraints do not bound them, so the least time over them would have no minimum).
+    pub slice: bool,
 }
 
 impl Landscape {
@@ -75,8 +78,9 @@ fn fix(dims: usize, d: usize, value: f64) -> LinearConstraint {
     }
 }
 
-/// The least time of `problem` (minimizing time) with `B_i` and `B_j` fixed.
-fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Option<f64> {
+/// The least time of `problem` (minimizing time) with `B_i` and `B_j` fixed; `Err` when the
+/// other dimensions are unbounded (the time has no minimum over them).
+fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Result<Option<f64>, ()> {
     let mut p = problem.clone();
     p.objective = Objective::Time;
     p.rows.push(fix(p.dims, i, x));
@@ -85,7 +89,25 @@ fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Option<f
         rel_gap: 1e-4,
         ..SolveOptions::default()
     };
-    solve(&p, &opts).ok().map(|s| s.time_ns)
+    match solve(&p, &opts) {
+        Ok(s) => Ok(Some(s.time_ns)),
+        Err(SolveError::Unbounded { .. }) => Err(()),
+        Err(_) => Ok(None),
+    }
+}
+
+/// The time at `bw` if it meets every row of `problem`.
+fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<f64> {
+    let ok = problem.rows.iter().all(|r| {
+        let lhs: f64 = r.coeffs.iter().zip(bw).map(|(a, b)| a * b).sum();
+        let tol = 1e-9 * (r.rhs.abs() + lhs.abs()).max(1.0);
+        match r.rel {
+            Relation::Le => lhs <= r.rhs + tol,
+            Relation::Ge => lhs >= r.rhs - tol,
+            Relation::Eq => (lhs - r.rhs).abs() <= tol,
+        }
+    });
+    (ok && bw.iter().all(|b| *b > 0.0)).then(|| problem.time(bw))
 }
 
 /// The landscape of `study` over dimensions `i` and `j` (0-based) on an `n` by `n` grid.
@@ -110,9 +132,35 @@ pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscap
     let xs = axis(i, uniform.map(|u| u.0));
     let ys = axis(j, uniform.map(|u| u.1));
     let mut time_ns = Vec::with_capacity(xs.len() * ys.len());
+    let mut slice = false;
     for &y in &ys {
         for &x in &xs {
-            time_ns.push(least_time(problem, i, j, x, y));
+            let t = if slice {
+                Err(())
+            } else {
+                least_time(problem, i, j, x, y)
+            };
+            time_ns.push(t.unwrap_or_else(|()| {
+                // No minimum over the others: show the slice through the optimum instead.
+                slice = true;
+                let mut bw = opt.clone();
+                bw[i] = x;
+                bw[j] = y;
+                time_if_feasible(problem, &bw)
+            }));
+        }
+    }
+    if slice {
+        // Redo the cells computed before the switch, so that the whole map is one slice.
+        let mut k = 0;
+        for &y in &ys {
+            for &x in &xs {
+                let mut bw = opt.clone();
+                bw[i] = x;
+                bw[j] = y;
+                time_ns[k] = time_if_feasible(problem, &bw);
+                k += 1;
+            }
         }
     }
     let lines = problem
@@ -142,6 +190,7 @@ pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscap
         uniform,
         path: study.optimum.path.iter().map(|b| (b[i], b[j])).collect(),
         lines,
+        slice,
     })
 }
 
@@ -171,7 +220,10 @@ mod tests {
         }
         assert!(l.feasible_share() > 0.3 && l.feasible_share() < 0.9);
         // At the optimum's own (B1, B2) the least time is the optimum's.
-        let at = least_time(&s.problem, 0, 1, l.optimum.0, l.optimum.1).unwrap();
+        let at = least_time(&s.problem, 0, 1, l.optimum.0, l.optimum.1)
+            .unwrap()
+            .unwrap();
+        assert!(!l.slice);
         assert!((at / s.optimum.time_ns - 1.0).abs() < 1e-3, "{at}");
         // The path starts elsewhere and ends at the optimum.
         assert!(l.path.len() >= 3);
@@ -198,5 +250,24 @@ mod tests {
             LandscapeError::BadPair { dims: 4 }
         );
         assert!(landscape(&s, 0, 4, 8).is_err());
+    }
+
+    #[test]
+    fn without_a_bound_on_the_others_the_map_is_the_slice_through_the_optimum() {
+        use crate::model::scenario::Objective as Goal;
+        let mut sc = presets::default_scenario();
+        sc.constraints.total_bw = None;
+        sc.objective = Goal::Cost {
+            time_target_ns: 7.5e8,
+        };
+        let s = study(&sc).unwrap();
+        let l = landscape(&s, 0, 3, 8).unwrap();
+        assert!(l.slice);
+        // Every cell exists (no constraints) and is the model's time there.
+        assert!(l.time_ns.iter().all(Option::is_some));
+        let mut bw = s.optimum.bw_gbps.clone();
+        bw[0] = l.xs[2];
+        bw[3] = l.ys[5];
+        assert_eq!(l.at(2, 5), Some(s.problem.time(&bw)));
     }
 }

@@ -564,7 +564,7 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         count: None,
         best_profile: None,
     };
-    if objective == Objective::FlowLex {
+    if matches!(objective, Objective::FlowLex | Objective::JobLex) {
         // The least possible max load, proven, gives the flow-lex optimum's least rate.
         let least = optimize(
             inst,
@@ -573,7 +573,14 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         );
         if least.proven {
             let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
-            search.count = CountBound::new(inst, k);
+            let count = CountBound::new(inst, k);
+            if objective == Objective::FlowLex {
+                search.count = count;
+            } else if count.is_some_and(|cb| cb.every_job_at_z1(inst)) {
+                // Every job's bottleneck is z1 in every routing that reaches z1: no job vector
+                // beats the flow-lex optimum's, and job-lex breaks the tie by flow-lex.
+                return optimize(inst, Objective::FlowLex, node_budget);
+            }
         }
     }
     // Seed with the heuristics.
@@ -756,26 +763,27 @@ mod tests {
             .map(|i| format!(r#"{{"id": {i}, "tor": {}}}"#, i / 4))
             .collect();
         let mut free: Vec<u32> = (0..12).collect();
-        let rings: Vec<String> = (0..1 + next(3))
-            .map(|_| {
+        // One job per ring.
+        let jobs: Vec<String> = (0..1 + next(3))
+            .map(|j| {
                 let ring: Vec<u32> = (0..4)
                     .map(|_| free.remove(next(free.len() as u64) as usize))
                     .collect();
-                format!("{ring:?}")
+                format!(r#"{{"name": "j{j}", "chunk_bytes": 1e6, "rings": [{ring:?}]}}"#)
             })
             .collect();
         let text = format!(
             r#"{{"network": {{"num_spines": 2, "num_tors": 3, "link_gbps": 100, "nic_gbps": 100}},
-                "hosts": [{}], "jobs": [{{"name": "j", "chunk_bytes": 1e6, "rings": [{}]}}]}}"#,
+                "hosts": [{}], "jobs": [{}]}}"#,
             hosts.join(","),
-            rings.join(",")
+            jobs.join(",")
         );
         RouteScenario::from_json(&text).unwrap().instance().ok()
     }
 
     #[test]
-    fn the_counting_bound_keeps_the_flow_lex_optimum() {
-        let mut counted = 0;
+    fn the_counting_bound_keeps_the_flow_lex_and_job_lex_optima() {
+        let (mut counted, mut jobs_forced) = (0, 0);
         for seed in 0..80 {
             let Some(inst) = contended(seed) else {
                 continue;

@@ -165,6 +165,31 @@ impl CountBound {
         Some(on_full + most.max(half))
     }
 
+    /// True when every routing whose max load is `k` puts a flow of every job on a full link: some
+    /// ToR side of the job must fill more links than the other jobs' flows there can fill. Then
+    /// every job's bottleneck is `z1` in every routing that reaches `z1`, and the job-lex optimum
+    /// is the flow-lex optimum (its job vector is the best possible, its flow vector too).
+    pub fn every_job_at_z1(&self, inst: &Instance) -> bool {
+        let k = self.k as usize;
+        let sides = self.side_links.len();
+        let mut flows = vec![0usize; sides];
+        let mut of_job = vec![vec![0usize; sides]; inst.jobs.len()];
+        for (f, tors) in self.tors_of.iter().enumerate() {
+            let Some((a, b)) = *tors else { continue };
+            for side in [2 * a as usize, 2 * b as usize + 1] {
+                flows[side] += 1;
+                of_job[inst.flows[f].job][side] += 1;
+            }
+        }
+        of_job.iter().all(|mine| {
+            (0..sides).any(|side| {
+                let links = self.side_links[side].len();
+                let full = flows[side].saturating_sub((k - 1) * links);
+                mine[side] > 0 && flows[side] - mine[side] < k * full
+            })
+        })
+    }
+
     /// How many entries of an ascending rate vector sit at `z1`, and whether every other entry is
     /// at the largest rate a flow can get (then only fewer flows at `z1` could beat it).
     pub fn profile(&self, sorted_rates: &[f64]) -> (usize, bool) {

@@ -29,7 +29,7 @@ pub fn ChartCanvas(
     let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
     let stale = move || studio.outcome.with(|o| o.stale);
     Effect::new(move |_| {
-        let large = studio.large_text.get();
+        let large = studio.large_text.get() || studio.presenting.get();
         let highlight = hover.get();
         let Some(s) = study.get() else { return };
         let pinned = studio.pinned_study.get();

@@ -93,13 +93,24 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
         Some(view! {
             <div class="explain" data-testid="landscape-explain" data-value=l.feasible_share().to_string()>
                 <p>
-                    {format!(
-                        "Each cell is the least training time with {bi} and {bj} fixed there and every other \
-                         dimension re-optimized under the design's constraints; grey cells have no design that \
-                         meets them ({:.0}% of the grid is feasible). Colours are bands above the optimum's {}.",
-                        l.feasible_share() * 100.0,
-                        duration_ns(l.optimum_time_ns)
-                    )}
+                    {if l.slice {
+                        format!(
+                            "Each cell is the training time with {bi} and {bj} there and the other dimensions \
+                             held at the optimum: the constraints do not bound them, so re-optimizing them \
+                             would only ever add bandwidth. Grey cells break a constraint ({:.0}% of the grid is \
+                             feasible). Colours are bands above the least time shown, {}.",
+                            l.feasible_share() * 100.0,
+                            duration_ns(l.optimum_time_ns.min(least))
+                        )
+                    } else {
+                        format!(
+                            "Each cell is the least training time with {bi} and {bj} fixed there and every other \
+                             dimension re-optimized under the design's constraints; grey cells have no design that \
+                             meets them ({:.0}% of the grid is feasible). Colours are bands above the least time shown, {}.",
+                            l.feasible_share() * 100.0,
+                            duration_ns(l.optimum_time_ns.min(least))
+                        )
+                    }}
                 </p>
                 <p>
                     {format!(

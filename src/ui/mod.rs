@@ -94,6 +94,7 @@ fn App() -> impl IntoView {
             class="app"
             class:large-text=move || studio.large_text.get()
             class:presenting=move || studio.presenting.get()
+            data-tour-step=move || studio.tour.get().map(|k| k.to_string())
         >
             <header class="app-header">
                 <div class="brand">

@@ -8,6 +8,7 @@ pub mod form;
 pub mod format;
 pub mod model;
 pub mod optimize;
+pub mod order;
 pub mod permalink;
 pub mod presets;
 pub mod routing;

@@ -144,13 +144,7 @@ pub fn draw_compare<DB: DrawingBackend>(
         )])?
         .label(format!("ranking budget {}", short_usd(b)))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK.mix(0.5)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", style.font(12.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     area.present()
 }
 

@@ -283,13 +283,7 @@ where
             palette::INK.stroke_width(style.px(2.0)),
         )])?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .label_font(("sans-serif", style.font(12.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::LowerLeft, style)?;
     let pixels = pts.iter().map(|p| chart.backend_coord(p)).collect();
     area.present()?;
     Ok(pixels)

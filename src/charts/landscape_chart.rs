@@ -136,13 +136,7 @@ pub fn draw_landscape<DB: DrawingBackend>(
             + Circle::new((0, 0), r + 2, WHITE.stroke_width(style.px(2.0)))])?
         .label("optimum")
         .legend(move |(x, y)| Circle::new((x + 8, y), 5, palette::CURRENT.filled()));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .label_font(("sans-serif", style.font(12.0)))
-        .background_style(WHITE.mix(0.9))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     // The band legend.
     let font = ("sans-serif", style.font(12.0))
         .into_font()

@@ -96,12 +96,16 @@ pub(crate) fn dimension_frame<'a, DB: plotters::prelude::DrawingBackend>(
     Ok(chart)
 }
 
-/// Draw the legend of a per-dimension chart at `position` and present the area.
-pub(crate) fn finish_with_legend<'a, DB: plotters::prelude::DrawingBackend + 'a>(
-    mut chart: DimensionChart<'a, DB>,
+/// Draw the series legend of any chart at `position` (the look every chart shares).
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut plotters::chart::ChartContext<'a, DB, CT>,
     position: plotters::chart::SeriesLabelPosition,
     style: &ChartStyle,
-) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: plotters::prelude::DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
     use plotters::prelude::*;
     chart
         .configure_series_labels()
@@ -109,7 +113,16 @@ pub(crate) fn finish_with_legend<'a, DB: plotters::prelude::DrawingBackend + 'a>
         .label_font(("sans-serif", style.font(12.0)))
         .background_style(WHITE.mix(0.85))
         .border_style(palette::INK.mix(0.3))
-        .draw()?;
+        .draw()
+}
+
+/// Draw the legend of a per-dimension chart at `position` and present the area.
+pub(crate) fn finish_with_legend<'a, DB: plotters::prelude::DrawingBackend + 'a>(
+    mut chart: DimensionChart<'a, DB>,
+    position: plotters::chart::SeriesLabelPosition,
+    style: &ChartStyle,
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_legend(&mut chart, position, style)?;
     chart.plotting_area().present()
 }
 

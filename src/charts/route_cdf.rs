@@ -72,13 +72,7 @@ pub fn draw_rate_cdf<DB: DrawingBackend>(
         )])?
         .label(format!("NIC {nic} Gbps"))
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], palette::INK.mix(0.5)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", style.font(11.0)))
-        .background_style(WHITE.mix(0.85))
-        .border_style(palette::INK.mix(0.3))
-        .draw()?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, style)?;
     area.present()
 }
 

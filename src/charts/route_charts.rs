@@ -268,12 +268,7 @@ pub fn draw_route_compare<DB: DrawingBackend>(
                 )])?
                 .label("contention-free")
                 .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], palette::INK));
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .label_font(("sans-serif", style.font(11.0)))
-                .background_style(WHITE.mix(0.85))
-                .draw()?;
+            super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
         }
     }
     area.present()
@@ -343,12 +338,7 @@ pub fn draw_route_failures<DB: DrawingBackend>(
                 .map(|p| Circle::new(*p, style.px(3.0) as i32, color.filled())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .label_font(("sans-serif", style.font(11.0)))
-        .background_style(WHITE.mix(0.85))
-        .draw()?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, style)?;
     area.present()
 }
 

@@ -48,7 +48,7 @@ pub struct Carried {
 /// The patterns dimension `d` carries at the optimum, largest first.
 pub fn carried(study: &Study, d: usize) -> Vec<Carried> {
     let bw = &study.optimum.bw_gbps;
-    let mut out: Vec<Carried> = study
+    let out: Vec<Carried> = study
         .problem
         .patterns
         .iter()
@@ -65,8 +65,7 @@ pub fn carried(study: &Study, d: usize) -> Vec<Carried> {
             }
         })
         .collect();
-    out.sort_by(|a, b| b.time_ns.total_cmp(&a.time_ns));
-    out
+    crate::order::sorted_by_key(out, |c| -c.time_ns)
 }
 
 /// The headline numbers explained.

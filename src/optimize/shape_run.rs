@@ -281,7 +281,7 @@ impl ShapeRun {
     /// The shapes done so far, fastest first at the ranking budget (shapes that cannot meet it
     /// are left out).
     pub fn ranking(&self) -> Vec<Rank> {
-        let mut out: Vec<Rank> = self
+        let out: Vec<Rank> = self
             .fronts
             .iter()
             .enumerate()
@@ -301,8 +301,7 @@ impl ShapeRun {
                 })
             })
             .collect();
-        out.sort_by(|a, b| a.time_ns.total_cmp(&b.time_ns));
-        out
+        crate::order::sorted_by_key(out, |r| r.time_ns)
     }
 
     /// The training time of shape `i` with the same bandwidth on every dimension, at `cost_usd`.

@@ -204,8 +204,7 @@ pub fn envelope(fronts: &[ShapeFront]) -> Vec<EnvelopePoint> {
             }
         }
     }
-    best.sort_by(|a, b| a.budget_usd.total_cmp(&b.budget_usd));
-    best
+    crate::order::sorted_by_key(best, |e| e.budget_usd)
 }
 
 /// The envelope as budget ranges won by one shape: (first budget, last budget, shape).

@@ -23,8 +23,8 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
             Some((i, j)) if i != j && i < dims && j < dims => (i, j),
             _ => study.with(|s| {
                 s.as_ref().map_or((0, 1), |s| {
-                    let mut order: Vec<usize> = (0..s.optimum.bw_gbps.len()).collect();
-                    order.sort_by(|a, b| s.optimum.bw_gbps[*b].total_cmp(&s.optimum.bw_gbps[*a]));
+                    let neg: Vec<f64> = s.optimum.bw_gbps.iter().map(|b| -b).collect();
+                    let order = crate::order::ascending(&neg);
                     let (a, b) = (order[0], order.get(1).copied().unwrap_or(0));
                     (a.min(b), a.max(b))
                 })

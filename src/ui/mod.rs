@@ -154,6 +154,30 @@ fn App() -> impl IntoView {
                             .collect_view()}
                     </section>
                     <ExplainPanel studio />
+                    <Show when=move || view.get() == View::Design>
+                        <section class="panel explore" aria-label="Explore further">
+                            <h2>"Explore further"</h2>
+                            <p class="hint">
+                                "Is this the best shape for these NPUs? How flat is the optimum? How is the traffic routed?"
+                            </p>
+                            <div class="compare-controls">
+                                <button type="button" class="primary" data-testid="compare-run" on:click=move |_| {
+                                    if let Ok(sc) = studio.parsed.get_untracked() {
+                                        studio.shapes.start(&sc);
+                                    }
+                                    view.set(View::Shapes);
+                                }>
+                                    "Compare network shapes"
+                                </button>
+                                <button type="button" data-testid="open-landscape" on:click=move |_| view.set(View::Landscape)>
+                                    "Open the landscape"
+                                </button>
+                                <button type="button" on:click=move |_| view.set(View::Routing)>
+                                    "Route the traffic"
+                                </button>
+                            </div>
+                        </section>
+                    </Show>
                 </div>
             </main>
             <footer class="app-footer">

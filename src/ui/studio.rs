@@ -65,6 +65,8 @@ pub struct Studio {
     pub tour: RwSignal<Option<usize>>,
     /// Presentation mode: large type, high contrast, no editing chrome (not part of the link).
     pub presenting: RwSignal<bool>,
+    /// A first visit (nothing saved, no link): the tour is offered.
+    pub first_visit: RwSignal<bool>,
     /// The shape comparison (kept while other views are shown).
     pub shapes: ShapeCompare,
 }
@@ -124,6 +126,9 @@ impl Studio {
             landscape: RwSignal::new(None),
             tour: RwSignal::new(None),
             presenting: RwSignal::new(false),
+            first_visit: RwSignal::new(
+                saved.is_none() && fragment.trim_start_matches('#').is_empty(),
+            ),
             shapes: ShapeCompare::new(),
         };
         studio.show_start(start, state);
@@ -168,6 +173,7 @@ impl Studio {
     /// Open the guided tour on LIBRA's GPT-3 4D case. The visitor's own scenario is kept (as when a
     /// shared link is opened: a banner leads back to it, and nothing is saved until they edit).
     pub fn start_tour(&self) {
+        self.first_visit.set(false);
         let default = crate::presets::default_scenario();
         let current = self.parsed.get_untracked().ok();
         let state = LinkState {

@@ -28,7 +28,27 @@ pub fn TourPanel(studio: Studio) -> impl IntoView {
     });
     let go = move |k: usize| studio.tour.set(Some(k));
     move || {
-        let k = studio.tour.get()?;
+        let Some(k) = studio.tour.get() else {
+            // On a first visit, the tour is offered in a line above the views.
+            return studio.first_visit.get().then(|| {
+                view! {
+                    <aside class="tour tour-offer" aria-label="Guided tour" data-testid="tour-offer">
+                        <p>
+                            <strong>"New here? "</strong>
+                            "A five-step guided tour of LIBRA's GPT-3 case: from the uniform split to the \
+                             optimum, the Pareto front, the landscape and other network shapes."
+                        </p>
+                        <div class="tour-nav">
+                            <button type="button" on:click=move |_| studio.first_visit.set(false)>"No thanks"</button>
+                            <button type="button" class="primary" data-testid="tour-next" on:click=move |_| studio.start_tour()>
+                                "Start the tour →"
+                            </button>
+                        </div>
+                    </aside>
+                }
+                .into_any()
+            });
+        };
         let all = steps.get();
         let n = all.len();
         let step = all.get(k.min(n.saturating_sub(1)))?.clone();
@@ -60,6 +80,6 @@ pub fn TourPanel(studio: Studio) -> impl IntoView {
                     }}
                 </div>
             </aside>
-        })
+        }.into_any())
     }
 }

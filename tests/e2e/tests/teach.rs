@@ -35,8 +35,9 @@ fn the_shape_comparison_ranks_the_shapes_as_the_core_does() {
 
         let b = Browser::start(1400, 1100).await;
         b.open("").await;
-        b.click("view-shapes").await;
+        // The design view's own button opens the comparison and runs it.
         b.click("compare-run").await;
+        b.wait_testid("chart-compare").await;
         // Progress is shown while it runs; the page answers between frames.
         let done = b
             .wait_value("compare-progress", |v| v == all.to_string())
@@ -130,6 +131,11 @@ fn the_tour_steps_forward_and_back_by_permalink() {
             },
         );
         let b = Browser::start(1400, 1000).await;
+        // A first visit offers the tour; its first "next" opens step 1.
+        b.open("").await;
+        b.click("tour-next").await;
+        b.wait_value("tour", |v| v == "0").await;
+        b.click("tour-close").await;
         b.open(&link).await;
         b.wait_js(
             "the tour at step 2",

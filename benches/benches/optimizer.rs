@@ -36,6 +36,13 @@ fn benches(c: &mut Criterion) {
         b.iter(|| shapes::compare(&base, black_box(&all), &few, 1.0, &opts))
     });
 
+    let study = libra_studio::optimize::study::study(&presets::default_scenario()).unwrap();
+    c.bench_function("landscape of d1 x d2, 32 x 32 solves", |b| {
+        b.iter(|| {
+            libra_studio::optimize::landscape::landscape(black_box(&study), 0, 1, 32).unwrap()
+        })
+    });
+
     let mut big = presets::default_scenario();
     let layers = big.workloads[0].workload.layers.clone();
     let mut all = Vec::with_capacity(100_000);

@@ -29,6 +29,19 @@ fn benches(c: &mut Criterion) {
     let paths = greedy(&inst).paths(&inst);
     let mut group = c.benchmark_group("fluid");
     group.sample_size(10);
+    // The exact optimizer, flow-lex, on the generator's default scenario (8 ToRs x 4 spines, 3
+    // jobs, 60 flows): proven by the counting bound.
+    let default = generate(&Placement::default()).unwrap().instance().unwrap();
+    group.bench_function("optimal flow-lex, generator default (8x4, 60 flows)", |b| {
+        b.iter(|| {
+            let o = libra_studio::routing::exact::optimize(
+                black_box(&default),
+                libra_studio::routing::exact::Objective::FlowLex,
+                10_000_000,
+            );
+            assert!(o.proven);
+        })
+    });
     group.bench_function("fluid All-Reduce (greedy), 64x32 Clos, 2048 flows", |b| {
         b.iter(|| fluid_times(black_box(&inst), &paths))
     });

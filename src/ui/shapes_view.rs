@@ -100,16 +100,17 @@ impl ShapeCompare {
 pub fn ShapesView(studio: Studio) -> impl IntoView {
     let cmp = studio.shapes;
     let scenario = move || studio.parsed.with(|p| p.as_ref().ok().cloned());
-    let run_now = move || {
-        if let Some(sc) = scenario() {
-            cmp.start(&sc);
-        }
+    let run_now = move || match scenario() {
+        Some(sc) => cmp.start(&sc),
+        None => cmp.error.set(Some(
+            "The design has errors: fix the form in the design view first.".into(),
+        )),
     };
     // Opening the view compares the design, unless its comparison is already there.
-    if let Some(sc) = studio.parsed.with_untracked(|p| p.as_ref().ok().cloned()) {
-        if !cmp.is_for(&sc) {
-            cmp.start(&sc);
-        }
+    match studio.parsed.with_untracked(|p| p.as_ref().ok().cloned()) {
+        Some(sc) if !cmp.is_for(&sc) => cmp.start(&sc),
+        Some(_) => {}
+        None => run_now(),
     }
     let progress = move || {
         cmp.tick.track();

@@ -73,17 +73,39 @@ pub fn fragment(payload: &str) -> String {
 }
 
 /// A built-in input by name, or the thing itself.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize)]
 #[serde(untagged)]
 enum ByName<T> {
     Preset(String),
     Custom(T),
 }
 
+/// A string is a preset's name, an object the thing itself. Read without serde's untagged
+/// buffering, which would compile every nested type's reader a second time into the wasm.
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ByName<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
+        struct ByNameVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for ByNameVisitor<T> {
+            type Value = ByName<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a built-in's name or an object")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ByName::Preset(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(ByName::Custom)
+            }
+        }
+        d.deserialize_any(ByNameVisitor(std::marker::PhantomData))
+    }
+}
+
 /// A workload of the wire form: one of LIBRA's (with its communicator for one of LIBRA's networks)
 /// by name, or the whole spec.
 #[derive(Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "AnyWorkload")]
 enum WireWorkload {
     Preset {
         preset: String,
@@ -91,6 +113,37 @@ enum WireWorkload {
         weight: f64,
     },
     Custom(WorkloadSpec),
+}
+
+/// Either form of [`WireWorkload`] read as one object (no untagged buffering, see [`ByName`]).
+#[derive(Deserialize)]
+struct AnyWorkload {
+    preset: Option<String>,
+    on: Option<String>,
+    weight: Option<f64>,
+    name: Option<String>,
+    workload: Option<crate::model::workload::Workload>,
+    communicator: Option<crate::model::communicator::Communicator>,
+}
+
+impl TryFrom<AnyWorkload> for WireWorkload {
+    type Error = String;
+    fn try_from(w: AnyWorkload) -> Result<Self, String> {
+        let missing = |field: &str| format!("a workload without \"{field}\"");
+        match w.preset {
+            Some(preset) => Ok(WireWorkload::Preset {
+                preset,
+                on: w.on.ok_or_else(|| missing("on"))?,
+                weight: w.weight.ok_or_else(|| missing("weight"))?,
+            }),
+            None => Ok(WireWorkload::Custom(WorkloadSpec {
+                name: w.name.ok_or_else(|| missing("name"))?,
+                weight: w.weight.unwrap_or(1.0),
+                workload: w.workload.ok_or_else(|| missing("workload"))?,
+                communicator: w.communicator.ok_or_else(|| missing("communicator"))?,
+            })),
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]

@@ -39,7 +39,7 @@ pub fn TourPanel(studio: Studio) -> impl IntoView {
                              optimum, the Pareto front, the landscape and other network shapes."
                         </p>
                         <div class="tour-nav">
-                            <button type="button" on:click=move |_| studio.first_visit.set(false)>"No thanks"</button>
+                            <button type="button" data-testid="tour-dismiss" on:click=move |_| studio.first_visit.set(false)>"No thanks"</button>
                             <button type="button" class="primary" data-testid="tour-next" on:click=move |_| studio.start_tour()>
                                 "Start the tour →"
                             </button>

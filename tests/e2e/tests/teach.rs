@@ -236,8 +236,16 @@ fn a_pinned_scenario_is_compared_and_travels_in_the_link() {
 #[test]
 fn presentation_mode_hides_the_editing_chrome_and_a_scenario_prints_on_one_page() {
     run(Duration::from_secs(120), async {
-        let b = Browser::start(1400, 1000).await;
+        let b = Browser::start(1400, 1300).await;
         b.open("").await;
+        // The overview of the README: the tour offer dismissed.
+        b.click("tour-dismiss").await;
+        b.wait_js(
+            "the offer gone",
+            "return !document.querySelector('[data-testid=tour-offer]');",
+        )
+        .await;
+        b.screenshot("app-overview").await;
         let visible = |id: &str| {
             format!("return document.querySelector('[data-testid={id}]').offsetParent !== null;")
         };

@@ -151,6 +151,29 @@ impl Browser {
     /// As [`Browser::start`], on a screen of `device_scale_factor` device pixels per CSS pixel.
     pub async fn start_scaled(width: u32, height: u32, device_scale_factor: f64) -> Browser {
         let app_port = serve_dist().await;
+        // Starting a driver and a browser can fail under load (every test starts its own, in
+        // parallel on two cores): a connection reset by a driver that is not ready yet, or a port
+        // taken meanwhile. Such a start is retried with a new driver on a new port.
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match Browser::try_start(app_port, width, height, device_scale_factor).await {
+                Ok(b) => return b,
+                Err(e) if attempt < 4 => {
+                    eprintln!("browser start {attempt} failed ({e}); retrying");
+                    tokio::time::sleep(Duration::from_millis(500 * attempt)).await;
+                }
+                Err(e) => panic!("connect to chromedriver: {e}"),
+            }
+        }
+    }
+
+    async fn try_start(
+        app_port: u16,
+        width: u32,
+        height: u32,
+        device_scale_factor: f64,
+    ) -> Result<Browser, String> {
         let driver_port = free_port();
         let driver = Command::new(CHROMEDRIVER)
             .arg(format!("--port={driver_port}"))
@@ -195,13 +218,13 @@ impl Browser {
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{driver_port}"))
             .await
-            .expect("connect to chromedriver");
-        Browser {
+            .map_err(|e| e.to_string())?;
+        Ok(Browser {
             client,
             base_url: format!("http://127.0.0.1:{app_port}/"),
             _driver: driver,
             _profile: TempDir(profile),
-        }
+        })
     }
 
     /// Open the app (with an optional `#fragment`) and wait until it has mounted.

@@ -54,6 +54,17 @@ pub fn tour_link(fragment: &str) -> Option<usize> {
     Some(n.max(1) - 1)
 }
 
+/// Where the guided tour starts: LIBRA's GPT-3 4D case, keeping the visitor's `own` scenario to
+/// go back to (as a shared link does) unless it is that case already.
+pub fn tour_start(own: Option<Scenario>) -> Start {
+    let scenario = presets::default_scenario();
+    if own.as_ref() == Some(&scenario) {
+        Start::Own(scenario)
+    } else {
+        Start::Shared { scenario, own }
+    }
+}
+
 /// Decide from the URL fragment (with or without `#`) and the saved fragment, if any.
 pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
     let own = saved.and_then(|s| decode(s).ok());
@@ -62,14 +73,7 @@ pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
         .filter(|f| !f.is_empty());
     match fragment {
         None => Start::Own(own.unwrap_or_else(presets::default_scenario)),
-        Some(f) if tour_link(f).is_some() => {
-            let scenario = presets::default_scenario();
-            if own.as_ref() == Some(&scenario) {
-                Start::Own(scenario)
-            } else {
-                Start::Shared { scenario, own }
-            }
-        }
+        Some(f) if tour_link(f).is_some() => tour_start(own),
         Some(f) => match decode(f) {
             // Opening one's own link is not "someone else's".
             Ok(sc) if own.as_ref() == Some(&sc) => Start::Own(sc),

@@ -115,7 +115,7 @@ pub fn draw_compare<DB: DrawingBackend>(
             .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::CURRENT));
     }
     // The envelope, one colour per winning range (ranges share their end points).
-    for (k, (lo, hi, _)) in run_winners(run).iter().enumerate() {
+    for (k, (lo, hi, _)) in winners(&env).iter().enumerate() {
         let pts: Vec<(f64, f64)> = env
             .iter()
             .filter(|e| e.budget_usd >= *lo && e.budget_usd <= *hi)

@@ -131,38 +131,24 @@ pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscap
     };
     let xs = axis(i, uniform.map(|u| u.0));
     let ys = axis(j, uniform.map(|u| u.1));
-    let mut time_ns = Vec::with_capacity(xs.len() * ys.len());
-    let mut slice = false;
-    for &y in &ys {
-        for &x in &xs {
-            let t = if slice {
-                Err(())
-            } else {
-                least_time(problem, i, j, x, y)
-            };
-            time_ns.push(t.unwrap_or_else(|()| {
-                // No minimum over the others: show the slice through the optimum instead.
-                slice = true;
-                let mut bw = opt.clone();
-                bw[i] = x;
-                bw[j] = y;
-                time_if_feasible(problem, &bw)
-            }));
+    // Whether the others have a minimum does not depend on where B_i and B_j are fixed; the
+    // optimum's own point is feasible, so it tells. Without one, show the slice through the optimum.
+    let slice = least_time(problem, i, j, opt[i], opt[j]).is_err();
+    let cell = |x: f64, y: f64| {
+        if slice {
+            let mut bw = opt.clone();
+            bw[i] = x;
+            bw[j] = y;
+            time_if_feasible(problem, &bw)
+        } else {
+            least_time(problem, i, j, x, y).ok().flatten()
         }
-    }
-    if slice {
-        // Redo the cells computed before the switch, so that the whole map is one slice.
-        let mut k = 0;
-        for &y in &ys {
-            for &x in &xs {
-                let mut bw = opt.clone();
-                bw[i] = x;
-                bw[j] = y;
-                time_ns[k] = time_if_feasible(problem, &bw);
-                k += 1;
-            }
-        }
-    }
+    };
+    let time_ns: Vec<Option<f64>> = ys
+        .iter()
+        .flat_map(|&y| xs.iter().map(move |&x| (x, y)))
+        .map(|(x, y)| cell(x, y))
+        .collect();
     let lines = problem
         .rows
         .iter()

@@ -3,10 +3,10 @@
 //! each optimized at every budget of one range, their lower envelope, the winner per budget range
 //! and a ranking at the scenario's own budget.
 
-use super::shapes::{enumerate, front_of, libra_layouts, DimKind, ShapeError, ShapeFront};
+use super::shapes::{enumerate, libra_layouts, problem_front, shape_problem, DimKind, ShapeFront};
 use super::sweep::{budget_range, Front};
 use super::SolveOptions;
-use super::{compile, solve};
+use super::{compile, solve, Problem};
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::Scenario;
 
@@ -51,6 +51,9 @@ pub struct ShapeRun {
     /// The index of the scenario's own shape.
     pub own: Option<usize>,
     pub fronts: Vec<ShapeFront>,
+    /// Per shape done: the time of its uniform split at the cost of its design at the ranking
+    /// budget (None when it has none there).
+    uniform_ns: Vec<Option<f64>>,
     opts: SolveOptions,
 }
 
@@ -250,6 +253,7 @@ impl ShapeRun {
             budget_usd,
             own,
             fronts: Vec::new(),
+            uniform_ns: Vec::new(),
             opts,
         })
     }
@@ -260,7 +264,20 @@ impl ShapeRun {
             let Some(network) = self.shapes.get(self.fronts.len()) else {
                 break;
             };
-            let front = front_of(&self.base, network, &self.budgets, MIN_GBPS, &self.opts);
+            let problem = shape_problem(&self.base, network, MIN_GBPS);
+            let front = problem
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|p| problem_front(p, &self.budgets, &self.opts));
+            let uniform = match (&problem, &front) {
+                (Ok(p), Ok(f)) => f
+                    .points
+                    .iter()
+                    .find(|pt| pt.budget_usd == self.budget_usd)
+                    .and_then(|pt| uniform_time(p, pt.cost_usd)),
+                _ => None,
+            };
+            self.uniform_ns.push(uniform);
             self.fronts.push(ShapeFront {
                 network: network.clone(),
                 front,
@@ -291,7 +308,7 @@ impl ShapeRun {
                     .points
                     .iter()
                     .find(|p| p.budget_usd == self.budget_usd)?;
-                let uniform = self.uniform_time(i, p.cost_usd)?;
+                let uniform = self.uniform_ns[i]?;
                 Some(Rank {
                     shape: i,
                     time_ns: p.time_ns,
@@ -303,23 +320,12 @@ impl ShapeRun {
             .collect();
         crate::order::sorted_by_key(out, |r| r.time_ns)
     }
+}
 
-    /// The training time of shape `i` with the same bandwidth on every dimension, at `cost_usd`.
-    fn uniform_time(&self, i: usize, cost_usd: f64) -> Option<f64> {
-        let sc = super::shapes::scenario_on(&self.base, &self.shapes[i], MIN_GBPS).ok()?;
-        let problem = compile(&sc).ok()?;
-        let per_gbps: f64 = problem.cost_per_gbps.iter().sum();
-        (per_gbps > 0.0).then(|| problem.time(&vec![cost_usd / per_gbps; problem.dims]))
-    }
-
-    /// The shapes that failed, with why.
-    pub fn failures(&self) -> Vec<(usize, &ShapeError)> {
-        self.fronts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, sf)| sf.front.as_ref().err().map(|e| (i, e)))
-            .collect()
-    }
+/// The training time of `problem` with the same bandwidth on every dimension, at `cost_usd`.
+fn uniform_time(problem: &Problem, cost_usd: f64) -> Option<f64> {
+    let per_gbps: f64 = problem.cost_per_gbps.iter().sum();
+    (per_gbps > 0.0).then(|| problem.time(&vec![cost_usd / per_gbps; problem.dims]))
 }
 
 #[cfg(test)]

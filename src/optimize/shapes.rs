@@ -8,7 +8,7 @@
 //! constraints only the budget and `B_d >= min_gbps` on every dimension (per-dimension bounds and
 //! linear constraints of the base refer to its own dimensions and do not carry over).
 
-use super::problem::{compile, CompileError};
+use super::problem::{compile, CompileError, Problem};
 use super::sweep::{pareto, Front};
 use super::SolveOptions;
 use crate::model::communicator::CommunicatorError;
@@ -161,7 +161,25 @@ pub fn compare(
         .collect()
 }
 
-/// The front of one shape (one step of `compare`, for callers that spread the work over frames).
+/// The compiled problem of `base` on `network` (see [`scenario_on`]).
+pub fn shape_problem(
+    base: &Scenario,
+    network: &Network,
+    min_gbps: f64,
+) -> Result<Problem, ShapeError> {
+    Ok(compile(&scenario_on(base, network, min_gbps)?)?)
+}
+
+/// The front of one shape's problem over `budgets`.
+pub fn problem_front(
+    problem: &Problem,
+    budgets: &[f64],
+    opts: &SolveOptions,
+) -> Result<Front, ShapeError> {
+    pareto(problem, budgets, opts).map_err(|e| ShapeError::Solve(e.to_string()))
+}
+
+/// The front of one shape.
 pub fn front_of(
     base: &Scenario,
     network: &Network,
@@ -169,9 +187,7 @@ pub fn front_of(
     min_gbps: f64,
     opts: &SolveOptions,
 ) -> Result<Front, ShapeError> {
-    let sc = scenario_on(base, network, min_gbps)?;
-    let problem = compile(&sc)?;
-    pareto(&problem, budgets, opts).map_err(|e| ShapeError::Solve(e.to_string()))
+    problem_front(&shape_problem(base, network, min_gbps)?, budgets, opts)
 }
 
 /// The best shape at one budget.

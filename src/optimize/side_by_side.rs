@@ -39,7 +39,7 @@ fn row(
     };
     let changed = match change {
         Some(ch) => ch.abs() > UNCHANGED,
-        None => pinned.is_some() != current.is_some() || pinned != current,
+        None => pinned != current,
     };
     DiffRow {
         pinned_text: text(pinned),

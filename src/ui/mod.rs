@@ -161,12 +161,8 @@ fn App() -> impl IntoView {
                                 "Is this the best shape for these NPUs? How flat is the optimum? How is the traffic routed?"
                             </p>
                             <div class="compare-controls">
-                                <button type="button" class="primary" data-testid="compare-run" on:click=move |_| {
-                                    if let Ok(sc) = studio.parsed.get_untracked() {
-                                        studio.shapes.start(&sc);
-                                    }
-                                    view.set(View::Shapes);
-                                }>
+                                // The Shapes view compares the design when it opens (unless it has).
+                                <button type="button" class="primary" data-testid="compare-run" on:click=move |_| view.set(View::Shapes)>
                                     "Compare network shapes"
                                 </button>
                                 <button type="button" data-testid="open-landscape" on:click=move |_| view.set(View::Landscape)>

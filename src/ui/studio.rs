@@ -174,26 +174,24 @@ impl Studio {
     /// shared link is opened: a banner leads back to it, and nothing is saved until they edit).
     pub fn start_tour(&self) {
         self.first_visit.set(false);
-        let default = crate::presets::default_scenario();
-        let current = self.parsed.get_untracked().ok();
-        let state = LinkState {
-            tour: Some(0),
-            ..LinkState::default()
-        };
-        if current.as_ref() == Some(&default) {
-            self.tour.set(Some(0));
-            self.view.set(View::Design);
-            return;
+        let own =
+            self.parsed.get_untracked().ok().or_else(|| {
+                browser::load(session::SAVED_KEY).and_then(|f| permalink::decode(&f).ok())
+            });
+        match session::tour_start(own) {
+            // Already the tour's case: only the tour opens (nothing to reload).
+            Start::Own(_) => {
+                self.tour.set(Some(0));
+                self.view.set(View::Design);
+            }
+            start => self.show_start(
+                start,
+                LinkState {
+                    tour: Some(0),
+                    ..LinkState::default()
+                },
+            ),
         }
-        let own = current
-            .or_else(|| browser::load(session::SAVED_KEY).and_then(|f| permalink::decode(&f).ok()));
-        self.show_start(
-            Start::Shared {
-                scenario: default,
-                own,
-            },
-            state,
-        );
     }
 
     /// Pin the current scenario (when it is valid) to compare the edits that follow with it.

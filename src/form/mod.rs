@@ -345,6 +345,8 @@ impl Form {
             ScenarioError::BadWeight { index, .. } => Field::WorkloadWeight(*index),
             ScenarioError::Workload { index, .. } => Field::Workload(*index),
             ScenarioError::Communicator { index, .. } => Field::WorkloadCommunicator(*index),
+            // Evaluated at the bandwidths the constraints give.
+            ScenarioError::Overflow { .. } => Field::TotalBw,
             ScenarioError::Time(_)
             | ScenarioError::BadEfficiency { .. }
             | ScenarioError::EfficiencyCount { .. } => Field::Model,

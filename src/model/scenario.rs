@@ -110,6 +110,8 @@ pub enum ScenarioError {
     },
     #[error(transparent)]
     Time(#[from] TimeError),
+    #[error("the {quantity} overflows: {value} is beyond the range of 64-bit numbers (bandwidths or sizes too extreme)")]
+    Overflow { quantity: &'static str, value: f64 },
     #[error("dimension {dim}: routing efficiency must be in (0, 1], got {value}")]
     BadEfficiency { dim: usize, value: f64 },
     #[error("{given} routing efficiencies given for a network of {dims} dimensions")]
@@ -269,14 +271,25 @@ impl Scenario {
                 time,
             });
         }
-        Ok(Evaluation {
+        let ev = Evaluation {
             bw_gbps: bw_gbps.to_vec(),
             time_ns: workloads.iter().map(|w| w.weight * w.time.time_ns).sum(),
             compute_ns: workloads.iter().map(|w| w.weight * w.time.compute_ns).sum(),
             cost_usd: cost.total_usd(),
             cost,
             workloads,
-        })
+        };
+        // A number that is not finite would print as `null` (JSON) or "$inf": refuse it by name.
+        for (quantity, value) in [
+            ("training time (ns)", ev.time_ns),
+            ("compute time (ns)", ev.compute_ns),
+            ("network cost ($)", ev.cost_usd),
+        ] {
+            if !value.is_finite() {
+                return Err(ScenarioError::Overflow { quantity, value });
+            }
+        }
+        Ok(ev)
     }
 
     pub fn to_json(&self) -> String {

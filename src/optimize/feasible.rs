@@ -16,12 +16,14 @@ pub struct Feasible {
     /// The largest value of each bandwidth over the feasible set (None: unbounded), computed by an LP
     /// the first time it is asked for.
     upper: Vec<OnceCell<Option<f64>>>,
+    /// The length scale of the rows (GB/s), see [`length_scale`].
+    length: f64,
 }
 
 impl Feasible {
     /// The largest value of B_d (0-based) over the feasible set; None if unbounded.
     pub fn upper(&self, d: usize) -> Option<f64> {
-        *self.upper[d].get_or_init(|| maximize(&self.rows, &unit(self.rows_dims(), d)))
+        *self.upper[d].get_or_init(|| maximize(&self.rows, &unit(self.rows_dims(), d), self.length))
     }
 
     fn rows_dims(&self) -> usize {
@@ -50,7 +52,7 @@ impl Feasible {
                     .iter()
                     .all(|&d| r.coeffs.get(d).is_some_and(|a| *a > 0.0))
         });
-        if dims.is_empty() || capped || maximize(&self.rows, &sum).is_some() {
+        if dims.is_empty() || capped || maximize(&self.rows, &sum, self.length).is_some() {
             return None;
         }
         dims.iter().copied().find(|&d| self.upper(d).is_none())
@@ -69,19 +71,43 @@ pub enum FeasibilityError {
     },
 }
 
-fn lp_rows(rows: &[LinearConstraint]) -> Vec<Row> {
+/// The length scale of the rows: the smallest positive distance from the origin to a row's
+/// hyperplane, `|rhs| / |a|` (1 when every row passes through the origin). The LPs run on
+/// `B = length * x` with rows of unit norm, so that their tolerances hold whatever the units: a
+/// budget of 5e11 $ next to a total of 500 GB/s, or a budget of 1e-6 $.
+fn length_scale(rows: &[LinearConstraint]) -> f64 {
+    let least = rows
+        .iter()
+        .filter_map(|r| {
+            let d = r.rhs.abs() / norm(&r.coeffs);
+            (d > 0.0 && d.is_finite()).then_some(d)
+        })
+        .fold(f64::INFINITY, f64::min);
+    if least.is_finite() {
+        least
+    } else {
+        1.0
+    }
+}
+
+/// The rows over `x = B / length`, each of unit norm (a row `0 . B (rel) b` is kept as it is).
+fn lp_rows(rows: &[LinearConstraint], length: f64) -> Vec<Row> {
     rows.iter()
-        .map(|r| Row {
-            a: r.coeffs.clone(),
-            rel: r.rel,
-            b: r.rhs,
+        .map(|r| {
+            let n = norm(&r.coeffs);
+            let n = if n > 0.0 { n } else { 1.0 };
+            Row {
+                a: r.coeffs.iter().map(|a| a / n).collect(),
+                rel: r.rel,
+                b: r.rhs / (n * length),
+            }
         })
         .collect()
 }
 
-fn feasible(rows: &[LinearConstraint], dims: usize) -> bool {
+fn feasible(rows: &[LinearConstraint], dims: usize, length: f64) -> bool {
     !matches!(
-        solve(&vec![0.0; dims], &lp_rows(rows)),
+        solve(&vec![0.0; dims], &lp_rows(rows, length)),
         LpResult::Infeasible
     )
 }
@@ -91,6 +117,7 @@ fn conflicting(
     rows: &[LinearConstraint],
     dims: usize,
     extra: Option<&LinearConstraint>,
+    length: f64,
 ) -> Vec<String> {
     let mut keep: Vec<LinearConstraint> = rows.to_vec();
     let mut i = 0;
@@ -99,7 +126,7 @@ fn conflicting(
         trial.remove(i);
         let mut with_extra = trial.clone();
         with_extra.extend(extra.cloned());
-        if !feasible(&with_extra, dims) {
+        if !feasible(&with_extra, dims, length) {
             keep = trial;
         } else {
             i += 1;
@@ -112,22 +139,23 @@ fn norm(a: &[f64]) -> f64 {
     a.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-/// Maximize the smallest slack `s` (inequalities and positivity); returns (B, s).
-fn max_min_slack(rows: &[LinearConstraint], dims: usize, cap: f64) -> Option<(Vec<f64>, f64)> {
+/// Maximize the smallest slack `s` (inequalities and positivity) over `x = B / length`, with
+/// `s <= cap`; returns (B, s) with `s` in units of `length`.
+fn max_min_slack(
+    rows: &[LinearConstraint],
+    dims: usize,
+    cap: f64,
+    length: f64,
+) -> Option<(Vec<f64>, f64)> {
     let mut lp = Vec::with_capacity(rows.len() + dims + 1);
-    for r in rows {
-        let mut a = r.coeffs.clone();
-        let n = norm(&r.coeffs);
-        a.push(match r.rel {
+    for mut r in lp_rows(rows, length) {
+        let n = norm(&r.a);
+        r.a.push(match r.rel {
             Relation::Le => n,
             Relation::Ge => -n,
             Relation::Eq => 0.0,
         });
-        lp.push(Row {
-            a,
-            rel: r.rel,
-            b: r.rhs,
-        });
+        lp.push(r);
     }
     for d in 0..dims {
         let mut a = vec![0.0; dims + 1];
@@ -151,46 +179,58 @@ fn max_min_slack(rows: &[LinearConstraint], dims: usize, cap: f64) -> Option<(Ve
     match solve(&c, &lp) {
         LpResult::Optimal { x, .. } => {
             let s = x[dims];
-            Some((x[..dims].to_vec(), s))
+            Some((x[..dims].iter().map(|x| x * length).collect(), s))
         }
         _ => None,
     }
 }
 
 /// The largest `coeffs . B` over the rows (None: unbounded).
-fn maximize(rows: &[LinearConstraint], coeffs: &[f64]) -> Option<f64> {
+fn maximize(rows: &[LinearConstraint], coeffs: &[f64], length: f64) -> Option<f64> {
     let c: Vec<f64> = coeffs.iter().map(|x| -x).collect();
-    match solve(&c, &lp_rows(rows)) {
-        LpResult::Optimal { value, .. } => Some(-value),
+    match solve(&c, &lp_rows(rows, length)) {
+        LpResult::Optimal { value, .. } => Some(-value * length),
         _ => None,
     }
 }
 
-/// Analyse the rows of a problem over `dims` bandwidths.
+/// Analyse the rows of a problem over `dims` bandwidths. Every tolerance is relative: to the rows'
+/// length scale ([`length_scale`]) for slacks, to the largest bandwidth of the feasible set for a
+/// bandwidth forced to 0, and to each row's own right-hand side for an implied equality.
 pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, FeasibilityError> {
-    let scale = rows.iter().map(|r| r.rhs.abs()).fold(1.0, f64::max);
-    let cap = scale.max(1.0);
-    let tol = 1e-9 * scale;
+    const TOL: f64 = 1e-9;
+    let length = length_scale(rows);
+    // Slacks are measured in units of `length`; the cap lets the interior point reach the
+    // farthest row, so that it sits well inside.
+    let cap = rows
+        .iter()
+        .map(|r| r.rhs.abs() / (norm(&r.coeffs) * length))
+        .filter(|d| d.is_finite())
+        .fold(1.0, f64::max);
     // The max-min-slack LP is feasible (s = 0) exactly when the rows are.
-    let Some((mut interior, s)) = max_min_slack(rows, dims, cap) else {
+    let Some((mut interior, s)) = max_min_slack(rows, dims, cap, length) else {
         return Err(FeasibilityError::Infeasible {
-            conflicting: conflicting(rows, dims, None),
+            conflicting: conflicting(rows, dims, None, length),
         });
     };
     let mut rows = rows.to_vec();
-    if s <= tol {
+    if s <= TOL {
         // Some inequality (or some B_d > 0) can only hold with equality.
-        for d in 0..dims {
-            if maximize(&rows, &unit(dims, d)).is_some_and(|v| v <= tol) {
+        let most: Vec<Option<f64>> = (0..dims)
+            .map(|d| maximize(&rows, &unit(dims, d), length))
+            .collect();
+        let extent = most.iter().flatten().fold(length, |a, &b| a.max(b));
+        for (d, m) in most.iter().enumerate() {
+            if m.is_some_and(|v| v <= TOL * extent) {
                 let zero = LinearConstraint {
                     coeffs: unit(dims, d),
                     rel: Relation::Ge,
-                    rhs: tol.max(1e-12) * 10.0,
+                    rhs: TOL * extent * 10.0,
                     label: format!("B{} > 0", d + 1),
                 };
                 return Err(FeasibilityError::ZeroBandwidth {
                     dim: d + 1,
-                    conflicting: conflicting(&rows, dims, Some(&zero)),
+                    conflicting: conflicting(&rows, dims, Some(&zero), length),
                 });
             }
         }
@@ -201,20 +241,22 @@ pub fn analyze(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, Feasi
             }
             let sign = if r.rel == Relation::Le { -1.0 } else { 1.0 };
             let dir: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
-            // Largest slack of this row alone.
-            if let Some(v) = maximize(&rows, &dir) {
-                if (v - sign * r.rhs).abs() <= tol {
+            // Largest slack of this row alone, against the row's own scale.
+            let scale = r.rhs.abs().max(norm(&r.coeffs) * length);
+            if let Some(v) = maximize(&rows, &dir, length) {
+                if (v - sign * r.rhs).abs() <= TOL * scale {
                     rows[i].rel = Relation::Eq;
                 }
             }
         }
-        let (b, _) = max_min_slack(&rows, dims, cap).expect("still feasible");
+        let (b, _) = max_min_slack(&rows, dims, cap, length).expect("still feasible");
         interior = b;
     }
     Ok(Feasible {
         interior,
         rows,
         upper: vec![OnceCell::new(); dims],
+        length,
     })
 }
 
@@ -238,6 +280,7 @@ impl Feasible {
             interior: self.interior.clone(),
             rows: rows.to_vec(),
             upper: vec![OnceCell::new(); self.rows_dims()],
+            length: self.length,
         })
     }
 }
@@ -319,6 +362,45 @@ mod tests {
         strictly_inside(&f);
         assert_eq!(f.rows[0].rel, Relation::Eq);
         let e = analyze(&rows(&["B1 + B2 <= 0", "B3 + B4 = 10"]), 4).unwrap_err();
+        assert!(
+            matches!(e, FeasibilityError::ZeroBandwidth { dim: 1, .. }),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn tolerances_follow_the_scale_of_the_rows() {
+        // A far-away budget or bound next to a total of 500 GB/s: feasible, and nothing is forced
+        // to 0 (an absolute tolerance against 5e11 said "B1 is forced to 0").
+        let budget = |rhs: f64| LinearConstraint {
+            coeffs: vec![4096.0 * 120.0, 4096.0 * 60.0, 4096.0 * 30.0, 4096.0 * 900.0],
+            rel: Relation::Le,
+            rhs,
+            label: format!("budget {rhs}"),
+        };
+        for far in [5e11, 1e20, 1e200] {
+            let mut r = rows(&["B1 + B2 + B3 + B4 = 500"]);
+            r.push(budget(far));
+            let f = analyze(&r, 4).unwrap();
+            strictly_inside(&f);
+            assert!(f.interior.iter().all(|b| *b > 1.0), "{:?}", f.interior);
+        }
+        let f = analyze(&rows(&["B1 + B2 + B3 + B4 = 500", "B1 <= 1e12"]), 4).unwrap();
+        strictly_inside(&f);
+        // A tiny budget alone: a tiny but strictly interior design.
+        for tiny in [1e-6, 1e-60] {
+            let f = analyze(&[budget(tiny)], 4).unwrap();
+            strictly_inside(&f);
+            let v: f64 = budget(tiny)
+                .coeffs
+                .iter()
+                .zip(&f.interior)
+                .map(|(a, b)| a * b)
+                .sum();
+            assert!(v > 0.01 * tiny && v < tiny, "{v} for {tiny}");
+        }
+        // A bandwidth truly forced to 0 is still found at any scale.
+        let e = analyze(&rows(&["B1 + B2 <= 0", "B3 + B4 = 1e-9"]), 4).unwrap_err();
         assert!(
             matches!(e, FeasibilityError::ZeroBandwidth { dim: 1, .. }),
             "{e}"

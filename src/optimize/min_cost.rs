@@ -26,17 +26,32 @@ fn time_floor(problem: &Problem) -> f64 {
             .sum::<f64>()
 }
 
-/// The fastest design of cost at most `budget` (None: no design with every B > 0 at that cost).
+/// What a probe at one budget proved.
+enum Probe {
+    /// The fastest design of cost at most the budget, with its certified lower bound.
+    Solved(Solution),
+    /// No design with every B > 0 costs at most the budget: a proof that the least cost is above.
+    Infeasible,
+    /// The solver gave no answer: nothing is proved either way.
+    Unknown,
+}
+
+/// The fastest design of cost at most `budget`.
 fn fastest_within(
     problem: &Problem,
     feasible: &Feasible,
     budget: f64,
     opts: &SolveOptions,
-) -> Option<Solution> {
+) -> Probe {
     let mut rows = feasible.rows.clone();
     rows.push(problem.budget_row(budget));
-    let capped = analyze(&rows, problem.dims).ok()?;
-    min_time(problem, &capped, None, opts).ok()
+    match analyze(&rows, problem.dims) {
+        Err(_) => Probe::Infeasible,
+        Ok(capped) => match min_time(problem, &capped, None, opts) {
+            Ok(s) if s.lower_bound.is_finite() && s.time_ns.is_finite() => Probe::Solved(s),
+            _ => Probe::Unknown,
+        },
+    }
 }
 
 /// Minimize the network cost subject to `T(B) <= target_ns`, with a certified gap.
@@ -74,9 +89,9 @@ pub fn min_cost(
                 .max(1e-9);
             loop {
                 match fastest_within(problem, feasible, c, &inner) {
-                    Some(s) if s.time_ns <= target_ns => break s,
-                    Some(s) => steps += s.iterations,
-                    None => {}
+                    Probe::Solved(s) if s.time_ns <= target_ns => break s,
+                    Probe::Solved(s) => steps += s.iterations,
+                    Probe::Infeasible | Probe::Unknown => {}
                 }
                 c *= 10.0;
                 if c > 1e300 || most.is_some_and(|m| c > m * 10.0) {
@@ -109,7 +124,7 @@ pub fn min_cost(
         };
         above = false;
         match fastest_within(problem, feasible, c, &inner) {
-            Some(s) => {
+            Probe::Solved(s) => {
                 steps += s.iterations;
                 if s.time_ns <= target_ns {
                     hi = s.cost_usd.min(c);
@@ -123,7 +138,10 @@ pub fn min_cost(
                     above = c == aim;
                 }
             }
-            None => lo = c,
+            Probe::Infeasible => lo = c,
+            // No proof at this budget: stop at the gap proved so far (reported, and refused by
+            // `solve` when it misses the tolerance).
+            Probe::Unknown => break,
         }
     }
     let gap = ((hi - lo) / hi).max(0.0);
@@ -167,5 +185,33 @@ mod tests {
         };
         let e = solve(&compile(&sc).unwrap(), &SolveOptions::default()).unwrap_err();
         assert!(matches!(e, SolveError::TargetUnreachable { .. }), "{e}");
+    }
+
+    #[test]
+    fn the_least_cost_is_right_at_every_target() {
+        // No latency and no constraint: T_comm is homogeneous of degree -1 in B, so the least cost
+        // for a target is K / (target - compute) with one K for every target. The lower bound was
+        // false (absolute tolerances) beyond about 1.25e18 ns, 80x off at 1e20.
+        let mut sc = presets::default_scenario();
+        sc.constraints.total_bw = None;
+        let mut at = |target: f64| {
+            sc.objective = Objective::Cost {
+                time_target_ns: target,
+            };
+            let p = compile(&sc).unwrap();
+            let s = solve(&p, &SolveOptions::default()).unwrap();
+            assert!(
+                s.gap <= 1e-6 && s.lower_bound <= s.cost_usd,
+                "{target}: {s:?}"
+            );
+            (s.cost_usd, p.compute_ns)
+        };
+        let (c0, compute) = at(1e12);
+        let k = c0 * (1e12 - compute);
+        for target in [2e9, 1e15, 1e18, 1e20, 1e24, 1e40] {
+            let (c, _) = at(target);
+            let want = k / (target - compute);
+            assert!((c / want - 1.0).abs() <= 2e-6, "{target}: {c} vs {want}");
+        }
     }
 }

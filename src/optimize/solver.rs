@@ -78,6 +78,11 @@ pub enum SolveError {
     TargetUnreachable { target_ns: f64, fastest_ns: f64 },
     #[error("the solver ran into numerical trouble: {0}")]
     Numerical(String),
+    #[error("at the budget {budget_usd:e} $: {error}")]
+    AtBudget {
+        budget_usd: f64,
+        error: Box<SolveError>,
+    },
 }
 
 /// The epigraph of `problem` over the rows of `feasible`, with every B_d > 0 as a row.
@@ -402,8 +407,14 @@ pub(crate) fn min_time_warm(
     }
     let mut ep = epigraph(problem, feasible);
     let start = start.or(warm.map(|w| w.bw.as_slice()));
+    // A start is used when it is inside and no slower than the interior point: a design from a
+    // far-away budget of a sweep would set the barrier's scale orders of magnitude off.
     let b0: Vec<f64> = match start {
-        Some(s) if strictly_inside(&ep, s) => s.to_vec(),
+        Some(s)
+            if strictly_inside(&ep, s) && problem.time(s) <= problem.time(&feasible.interior) =>
+        {
+            s.to_vec()
+        }
         _ => feasible.interior.clone(),
     };
     let comm0: f64 = problem.time(&b0) - problem.compute_ns;
@@ -452,6 +463,28 @@ pub(crate) fn min_time_warm(
     sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
     sol.path.push(sol.bw_gbps.clone());
     Ok((sol, warm))
+}
+
+/// A solution whose numbers are finite and whose certified gap meets the tolerance (with room for
+/// rounding), or the numerical trouble that kept it from it: never a silently uncertified answer.
+pub(crate) fn certified(sol: Solution, opts: &SolveOptions) -> Result<Solution, SolveError> {
+    let finite = sol.time_ns.is_finite()
+        && sol.cost_usd.is_finite()
+        && sol.lower_bound.is_finite()
+        && sol.bw_gbps.iter().all(|b| b.is_finite() && *b > 0.0);
+    if !finite {
+        return Err(SolveError::Numerical(format!(
+            "the optimum is beyond the range of 64-bit numbers (time {} ns, cost {} $)",
+            sol.time_ns, sol.cost_usd
+        )));
+    }
+    if !(sol.gap <= opts.rel_gap.max(1e-12) * 10.0) {
+        return Err(SolveError::Numerical(format!(
+            "the certified gap {:.3e} misses the tolerance {:.1e}",
+            sol.gap, opts.rel_gap
+        )));
+    }
+    Ok(sol)
 }
 
 /// Dimensions without traffic do not change the time, so their bandwidth is set to the least the
@@ -509,16 +542,20 @@ fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {
         })
 }
 
-/// Solve `problem` for its own objective.
+/// Solve `problem` for its own objective: a finite answer with its certified gap within the
+/// tolerance, or an error.
 pub fn solve(problem: &Problem, opts: &SolveOptions) -> Result<Solution, SolveError> {
     let feasible = analyze(&problem.rows, problem.dims)?;
-    match problem.objective {
-        Objective::Time => min_time(problem, &feasible, None, opts),
-        Objective::Cost { time_target_ns } => {
-            super::min_cost::min_cost(problem, &feasible, time_target_ns, opts)
-        }
-        Objective::TimeXCost => super::time_x_cost::min_time_x_cost(problem, &feasible, opts),
-    }
+    certified(
+        match problem.objective {
+            Objective::Time => min_time(problem, &feasible, None, opts),
+            Objective::Cost { time_target_ns } => {
+                super::min_cost::min_cost(problem, &feasible, time_target_ns, opts)
+            }
+            Objective::TimeXCost => super::time_x_cost::min_time_x_cost(problem, &feasible, opts),
+        }?,
+        opts,
+    )
 }
 
 #[cfg(test)]

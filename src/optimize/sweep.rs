@@ -4,7 +4,7 @@
 use super::feasible::{analyze, Feasible};
 use super::linear::Relation;
 use super::problem::Problem;
-use super::solver::{min_time_warm, SolveError, SolveOptions, Warm};
+use super::solver::{certified, min_time_warm, SolveError, SolveOptions, Warm};
 use serde::Serialize;
 
 /// One design of a front.
@@ -47,14 +47,22 @@ impl Front {
     }
 }
 
-/// `n` budgets from `lo` to `hi`, evenly spaced on a log scale (`n = 1` gives `lo`).
+/// `n` budgets from `lo` to `hi` (both positive and finite), evenly spaced on a log scale (`n = 1`
+/// gives `lo`). Interpolated between the logarithms, so that `hi / lo` may exceed the range of f64.
 pub fn budget_range(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     match n {
         0 => Vec::new(),
         1 => vec![lo],
-        _ => (0..n)
-            .map(|i| lo * (hi / lo).powf(i as f64 / (n - 1) as f64))
-            .collect(),
+        _ => {
+            let (a, b) = (lo.ln(), hi.ln());
+            (0..n)
+                .map(|i| match i {
+                    0 => lo,
+                    _ if i == n - 1 => hi,
+                    _ => (a + (b - a) * (i as f64 / (n - 1) as f64)).exp(),
+                })
+                .collect()
+        }
     }
 }
 
@@ -81,7 +89,21 @@ pub fn pareto(
                 continue;
             }
         };
-        let (s, warm) = min_time_warm(problem, &feasible, None, last.as_ref(), opts)?;
+        // A warm start that does not certify is retried cold; an answer that still does not is an
+        // error naming the budget, never a point with a broken certificate.
+        let solved = min_time_warm(problem, &feasible, None, last.as_ref(), opts)
+            .and_then(|(s, w)| certified(s, opts).map(|s| (s, w)));
+        let (s, warm) = match solved {
+            Err(_) if last.is_some() => analyze(&rows, problem.dims)
+                .map_err(SolveError::from)
+                .and_then(|fresh| min_time_warm(problem, &fresh, None, None, opts))
+                .and_then(|(s, w)| certified(s, opts).map(|s| (s, w))),
+            other => other,
+        }
+        .map_err(|e| SolveError::AtBudget {
+            budget_usd: budget,
+            error: Box::new(e),
+        })?;
         last = Some(warm);
         last_feasible = Some(feasible);
         front.points.push(FrontPoint {
@@ -145,6 +167,12 @@ mod tests {
         assert!((b[1] - 1e7).abs() < 1e-6);
         assert_eq!(budget_range(5.0, 9.0, 1), vec![5.0]);
         assert!(budget_range(1.0, 2.0, 0).is_empty());
+        // A range wider than f64 (hi / lo overflows): still every budget finite and increasing.
+        let wide = budget_range(1e-160, 1e160, 5);
+        assert_eq!(wide.len(), 5);
+        for (got, want) in wide.iter().zip([1e-160, 1e-80, 1.0, 1e80, 1e160]) {
+            assert!((got / want - 1.0).abs() < 1e-9, "{got} vs {want}");
+        }
     }
 
     #[test]

@@ -478,7 +478,7 @@ pub(crate) fn certified(sol: Solution, opts: &SolveOptions) -> Result<Solution, 
             sol.time_ns, sol.cost_usd
         )));
     }
-    if !(sol.gap <= opts.rel_gap.max(1e-12) * 10.0) {
+    if sol.gap.is_nan() || sol.gap > opts.rel_gap.max(1e-12) * 10.0 {
         return Err(SolveError::Numerical(format!(
             "the certified gap {:.3e} misses the tolerance {:.1e}",
             sol.gap, opts.rel_gap

@@ -14,6 +14,17 @@ pub fn usd(value: f64) -> String {
     format!("{sign}${grouped}")
 }
 
+/// A number as a person reads it in a message: plain when moderate (`500`, `0.25`), in scientific
+/// notation when very large or very small (`1e-310`, `5e11`), never hundreds of digits.
+pub fn number(value: f64) -> String {
+    let a = value.abs();
+    if a == 0.0 || (1e-4..1e9).contains(&a) || !a.is_finite() {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// A duration given in ns, in the unit that reads best: `775045208.4` -> `"775.05 ms"`.
 pub fn duration_ns(ns: f64) -> String {
     let (value, unit) = match ns.abs() {
@@ -27,7 +38,17 @@ pub fn duration_ns(ns: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{duration_ns, usd};
+    use super::{duration_ns, number, usd};
+
+    #[test]
+    fn numbers_in_messages_stay_short() {
+        assert_eq!(number(500.0), "500");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(1e-310), "1e-310");
+        assert_eq!(number(5e11), "5e11");
+        assert_eq!(number(-2.5e-9), "-2.5e-9");
+        assert_eq!(number(f64::INFINITY), "inf");
+    }
 
     #[test]
     fn durations_pick_a_unit() {

@@ -6,6 +6,7 @@
 pub mod charts;
 pub mod form;
 pub mod format;
+pub mod limits;
 pub mod model;
 pub mod optimize;
 pub mod order;

@@ -41,18 +41,18 @@ fn run_within(args: &[String], stdin: Option<&str>, limit: Duration) -> (i32, St
             .unwrap();
     }
     drop(child.stdin.take());
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
+    // Output is read while the program runs (a full pipe would stall it); past `limit` it is
+    // killed and the test fails.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
             panic!("{args:?} ran longer than {limit:?}");
         }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let out = child.wait_with_output().unwrap();
+    };
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -164,4 +164,140 @@ fn a_time_beyond_f64_is_an_error_naming_the_overflow() {
     assert_ne!(code, 0, "{out}");
     assert!(!out.contains("null"));
     assert!(err.contains("training time (ns) overflows"), "{err}");
+}
+
+#[test]
+fn routing_sizes_are_refused_by_name_before_any_allocation() {
+    // Finding 5: 65537 x 65536 overflowed u32 and put every host on ToR 0 with exit 0. Finding 3:
+    // a million failed links ran for 15 minutes; 4294967295 spines tried to allocate 17-137 GB.
+    for (args, says) in [
+        (
+            vec![
+                "route-scenario",
+                "--tors",
+                "65537",
+                "--hosts-per-tor",
+                "65536",
+            ],
+            "tors: 65537 is more than the limit of 4096 ToRs",
+        ),
+        (
+            vec![
+                "route-scenario",
+                "--tors",
+                "4096",
+                "--hosts-per-tor",
+                "65536",
+            ],
+            "tors x hosts-per-tor: 268435456 is more than the limit of 131072 hosts",
+        ),
+        (
+            vec!["route-scenario", "--spines", "4294967295"],
+            "spines: 4294967295 is more than the limit of 1024 spines",
+        ),
+        (
+            vec![
+                "route-scenario",
+                "--tors",
+                "64",
+                "--spines",
+                "32",
+                "--failed-links",
+                "1000000",
+            ],
+            "failed-links: 1000000 is more than the limit of 2048 failed links",
+        ),
+        (
+            vec!["route-scenario", "--chunk-bytes", "5e-324"],
+            "chunk-bytes must be between 1 and 1e18, got 5e-324",
+        ),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // The same sizes inside a route JSON.
+    let (code, text, err) = run(&["route-scenario"]);
+    assert_eq!(code, 0, "{err}");
+    let base: Value = json(&text);
+    let dir = std::env::temp_dir().join(format!("libra-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (edit, says) in [
+        (
+            &(|v: &mut Value| v["network"]["num_tors"] = 4294967295u64.into())
+                as &dyn Fn(&mut Value),
+            "network.num_tors: 4294967295 is more than the limit of 4096 ToRs",
+        ),
+        (
+            &|v: &mut Value| v["network"]["num_spines"] = 4294967295u64.into(),
+            "network.num_spines: 4294967295 is more than the limit of 1024 spines",
+        ),
+        (
+            &|v: &mut Value| v["jobs"][0]["chunk_bytes"] = 1e-310.into(),
+            "jobs[0].chunk_bytes must be between 1 and 1e18, got 1e-310",
+        ),
+    ] {
+        let mut v = base.clone();
+        edit(&mut v);
+        let path = dir.join("route.json");
+        std::fs::write(&path, v.to_string()).unwrap();
+        for algorithm in ["greedy", "ecmp"] {
+            let (code, _, err) = run(&["route", path.to_str().unwrap(), "--algorithm", algorithm]);
+            assert_eq!(code, 2);
+            assert!(err.contains(says), "{err}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_exact_optimizer_stops_at_its_time_limit_with_progress() {
+    // Finding 3: `route --algorithm optimal` at 64 x 32 had a 10 M-node budget (~2.5 h) and no
+    // time limit or progress.
+    let dir = std::env::temp_dir().join(format!("libra-optimal-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (code, text, err) = run(&[
+        "route-scenario",
+        "--tors",
+        "64",
+        "--spines",
+        "32",
+        "--hosts-per-tor",
+        "32",
+        "--jobs",
+        "5",
+        "--ring-size",
+        "8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let path = dir.join("paper.json");
+    std::fs::write(&path, text).unwrap();
+    let args: Vec<String> = [
+        "route",
+        path.to_str().unwrap(),
+        "--algorithm",
+        "optimal",
+        "--objective",
+        "flow-lex",
+        "--time-limit",
+        "1.5",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let t0 = Instant::now();
+    let (code, out, err) = run_within(&args, None, Duration::from_secs(60));
+    let took = t0.elapsed().as_secs_f64();
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["stopped_by_time_limit"], Value::Bool(true), "{out}");
+    assert_eq!(v["proven"], Value::Bool(false));
+    assert!(
+        err.contains("searched in") && err.contains("stopped at the time limit of 1.5 s"),
+        "{err}"
+    );
+    // The limit, plus measuring the routing found (the fluid simulation), with room for a loaded
+    // machine.
+    assert!(took < 20.0, "{took} s");
+    std::fs::remove_dir_all(&dir).ok();
 }

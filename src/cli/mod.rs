@@ -21,7 +21,9 @@ Commands:
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
   route      route a Clos scenario (JSON, see ROUTING.md) with --algorithm ecmp|greedy|
-             greedy-capacity-aware, and print its link loads, max-min rates and All-Reduce times
+             greedy-capacity-aware|optimal, and print its link loads, max-min rates and All-Reduce
+             times; optimal: --objective flow-lex|job-lex|min-max-link-load|min-makespan,
+             --node-budget N (default 10,000,000), --time-limit S (default 5 s; progress on stderr)
   route-scenario  a generated routing scenario: --tors --spines --hosts-per-tor --jobs --ring-size
              --failed-spines --failed-links --seed --chunk-bytes
   permalink  the URL fragment (#v1=...) that opens a scenario in the app; --decode LINK reverses it

@@ -19,7 +19,11 @@ enum Algorithm {
 
 /// `route SCENARIO.json --algorithm A`.
 pub fn route(args: &[String]) -> Result<String, Failure> {
-    let args = Args::parse(args, &["algorithm", "objective", "node-budget"], &[])?;
+    let args = Args::parse(
+        args,
+        &["algorithm", "objective", "node-budget", "time-limit"],
+        &[],
+    )?;
     let [path] = args.positional.as_slice() else {
         return Err(Failure::Usage(
             "route needs one scenario file: libra-studio route SCENARIO.json --algorithm ecmp"
@@ -86,13 +90,16 @@ fn metrics_json(inst: &crate::routing::Instance, routing: &crate::routing::Routi
     out
 }
 
-/// `route --algorithm optimal [--objective O] [--node-budget N]`.
+/// The exact optimizer's default wall-clock limit (`--time-limit`), seconds.
+pub const DEFAULT_TIME_LIMIT_S: f64 = 5.0;
+
+/// `route --algorithm optimal [--objective O] [--node-budget N] [--time-limit S]`.
 fn optimal(
     args: &Args,
     sc: &RouteScenario,
     inst: &crate::routing::Instance,
 ) -> Result<String, Failure> {
-    use crate::routing::exact::{optimize, Objective};
+    use crate::routing::exact::{optimize_watched, Objective};
     let objective = choice(
         "objective",
         args.one("objective")?.unwrap_or("flow-lex"),
@@ -115,9 +122,40 @@ fn optimal(
                 message: format!("expected a whole number of nodes, got \"{t}\""),
             })?,
     };
+    let limit_s = match args.one("time-limit")? {
+        None => DEFAULT_TIME_LIMIT_S,
+        Some(t) => t
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .ok_or_else(|| ArgError::Bad {
+                option: "time-limit".into(),
+                message: format!("expected a positive number of seconds, got \"{t}\""),
+            })?,
+    };
     let t0 = std::time::Instant::now();
-    let opt = optimize(inst, objective, budget);
+    // Progress on stderr about once a second; the time limit stops the search with its best
+    // routing and bound, not proven.
+    let mut next_report = 1.0;
+    let mut watch = |nodes: u64| {
+        let s = t0.elapsed().as_secs_f64();
+        if s >= next_report {
+            eprintln!(
+                "route: optimal: {nodes} nodes searched in {s:.1} s (time limit {limit_s} s)"
+            );
+            next_report = s.floor() + 1.0;
+        }
+        s < limit_s
+    };
+    let opt = optimize_watched(inst, objective, budget, &mut watch);
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    if opt.stopped {
+        eprintln!(
+            "route: optimal: stopped at the time limit of {limit_s} s after {} nodes: the best routing found, not proven",
+            opt.nodes
+        );
+    }
     let mut out = metrics_json(inst, &opt.routing);
     let obj = out.as_object_mut().expect("an object");
     obj.insert("algorithm".into(), json!("optimal"));
@@ -128,6 +166,7 @@ fn optimal(
     obj.insert("proven".into(), json!(opt.proven));
     obj.insert("bound".into(), json!(opt.bound));
     obj.insert("nodes".into(), json!(opt.nodes));
+    obj.insert("stopped_by_time_limit".into(), json!(opt.stopped));
     obj.insert("optimize_ms".into(), json!(ms));
     obj.insert(
         "jobs".into(),
@@ -135,7 +174,8 @@ fn optimal(
     );
     if objective == Objective::MinMaxLinkLoad {
         let count = measure(inst, &opt.routing).max_link_load;
-        let normalized = optimize(inst, Objective::MinMaxNormalizedLoad, budget);
+        let normalized =
+            optimize_watched(inst, Objective::MinMaxNormalizedLoad, budget, &mut watch);
         let loads = normalized.routing.loads(inst);
         let ratio = loads
             .iter()

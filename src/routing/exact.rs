@@ -44,7 +44,13 @@ pub struct Optimum {
     /// a lower bound in seconds.
     pub bound: f64,
     pub nodes: u64,
+    /// True when the search was stopped by its watcher (a time limit or a cancel), not by its node
+    /// budget or a proof.
+    pub stopped: bool,
 }
+
+/// How often (in nodes) the search asks its watcher whether to go on.
+pub const WATCH_EVERY: u64 = 64;
 
 const TOL: f64 = 1e-9;
 
@@ -118,6 +124,9 @@ struct Search<'a> {
     /// The incumbent's number of flows at `z1` and whether its other flows are all at the top
     /// rate, when its least rate is `z1`.
     best_profile: Option<(usize, bool)>,
+    /// Asked every [`WATCH_EVERY`] nodes with the node count; false stops the search.
+    watch: &'a mut dyn FnMut(u64) -> bool,
+    stopped: bool,
 }
 
 impl<'a> Search<'a> {
@@ -349,6 +358,11 @@ impl<'a> Search<'a> {
             self.exhausted = true;
             return;
         }
+        if self.nodes.is_multiple_of(WATCH_EVERY) && !(self.watch)(self.nodes) {
+            self.exhausted = true;
+            self.stopped = true;
+            return;
+        }
         if pos == self.order.len() {
             let r = Routing(self.routing.clone());
             let v = self.value(&r);
@@ -542,6 +556,18 @@ fn root_bound(inst: &Instance, objective: Objective, cap: &[f64]) -> f64 {
 
 /// Find the best routing for `objective`, exploring at most `node_budget` nodes.
 pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Optimum {
+    optimize_watched(inst, objective, node_budget, &mut |_| true)
+}
+
+/// [`optimize`], asking `watch` every [`WATCH_EVERY`] nodes (with the nodes explored so far)
+/// whether to go on: a time limit, progress and a cancel live there, outside the pure search.
+/// A stopped search returns its best routing and bound, not proven, with `stopped` set.
+pub fn optimize_watched(
+    inst: &Instance,
+    objective: Objective,
+    node_budget: u64,
+    watch: &mut dyn FnMut(u64) -> bool,
+) -> Optimum {
     let cap = inst.capacities();
     let (order, class_prev) = order_and_classes(inst);
     let mut search = Search {
@@ -563,14 +589,21 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         nic_share: nic_share(inst),
         count: None,
         best_profile: None,
+        watch,
+        stopped: false,
     };
     if matches!(objective, Objective::FlowLex | Objective::JobLex) {
         // The least possible max load, proven, gives the flow-lex optimum's least rate.
-        let least = optimize(
+        let least = optimize_watched(
             inst,
             Objective::MinMaxLinkLoad,
             node_budget.clamp(1, 200_000),
+            search.watch,
         );
+        if least.stopped {
+            search.stopped = true;
+            search.exhausted = true;
+        }
         if least.proven {
             let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
             let count = CountBound::new(inst, k);
@@ -579,7 +612,7 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
             } else if count.is_some_and(|cb| cb.every_job_at_z1(inst)) {
                 // Every job's bottleneck is z1 in every routing that reaches z1: no job vector
                 // beats the flow-lex optimum's, and job-lex breaks the tie by flow-lex.
-                return optimize(inst, Objective::FlowLex, node_budget);
+                return optimize_watched(inst, Objective::FlowLex, node_budget, search.watch);
             }
         }
     }
@@ -603,7 +636,9 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         }
         _ => Some(Value::Cost(bound)),
     };
-    search.dfs(0);
+    if !search.stopped {
+        search.dfs(0);
+    }
     let reached = search
         .ceiling
         .as_ref()
@@ -620,6 +655,7 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
         proven,
         bound: value_bound,
         nodes: search.nodes,
+        stopped: search.stopped,
     }
 }
 
@@ -627,6 +663,37 @@ pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Opti
 mod tests {
     use super::*;
     use crate::routing::scenario::RouteScenario;
+
+    #[test]
+    fn a_watcher_stops_the_search_with_its_best_unproven() {
+        use crate::routing::generate::{generate, Placement};
+        // The paper's fabric, flow-lex: far beyond a few hundred nodes.
+        let p = Placement {
+            tors: 64,
+            spines: 32,
+            hosts_per_tor: 32,
+            jobs: 5,
+            ring_size: 8,
+            ..Placement::default()
+        };
+        let inst = generate(&p).unwrap().instance().unwrap();
+        let mut asked = Vec::new();
+        let opt = optimize_watched(&inst, Objective::FlowLex, u64::MAX, &mut |n| {
+            asked.push(n);
+            asked.len() < 3
+        });
+        assert!(opt.stopped && !opt.proven);
+        assert_eq!(asked.len(), 3);
+        assert!(asked.iter().all(|n| n % WATCH_EVERY == 0));
+        // Its routing is complete and its bound an upper bound on the least rate.
+        assert!(opt
+            .routing
+            .0
+            .iter()
+            .zip(&inst.flows)
+            .all(|(s, f)| s.is_some() == f.inter_tor()));
+        assert!(opt.bound > 0.0);
+    }
 
     fn all_routings(inst: &Instance) -> Vec<Routing> {
         let mut out = vec![vec![None; inst.flows.len()]];
@@ -724,6 +791,8 @@ mod tests {
                     nic_share: 0.0,
                     count: None,
                     best_profile: None,
+                    watch: &mut |_| true,
+                    stopped: false,
                 };
                 let best = all
                     .iter()

@@ -27,17 +27,20 @@ pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
         }
         let sub: Vec<Vec<usize>> = active.iter().map(|&f| paths[f].clone()).collect();
         let rates = max_min_rates(&sub, &cap);
-        // Seconds to the first completion.
-        let dt = active
+        // Seconds to each completion, and to the first.
+        let finish: Vec<f64> = active
             .iter()
             .zip(&rates)
             .map(|(&f, r)| remaining[f] * 8.0 / (r * 1e9))
-            .fold(f64::INFINITY, f64::min);
+            .collect();
+        let dt = finish.iter().copied().fold(f64::INFINITY, f64::min);
         t += dt;
-        for (&f, r) in active.iter().zip(&rates) {
-            let sent = r * 1e9 * dt / 8.0;
-            let left = remaining[f] - sent;
-            remaining[f] = if left <= EPS * chunk_of_ring[inst.flows[f].ring] {
+        // Every event ends at least the flows that finish first (by their own time, not by the
+        // bytes left after rounding), so the simulation always progresses: at most one event per
+        // flow and step.
+        for ((&f, r), &tf) in active.iter().zip(&rates).zip(&finish) {
+            let left = remaining[f] - r * 1e9 * dt / 8.0;
+            remaining[f] = if tf <= dt || left <= EPS * chunk_of_ring[inst.flows[f].ring] {
                 0.0
             } else {
                 left
@@ -62,4 +65,40 @@ pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
         .iter()
         .map(|(_, rings)| rings.iter().map(|&r| ring_done_at[r]).fold(0.0, f64::max))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::routing::algorithms::greedy;
+    use crate::routing::generate::{generate, Placement};
+
+    #[test]
+    fn every_event_finishes_a_flow_even_with_subnormal_chunks() {
+        // A chunk of 1e-310 bytes (below the validated minimum, set directly) once looped forever:
+        // the time step rounded to 0 and no flow ever finished.
+        let sc = generate(&Placement::default()).unwrap();
+        let mut inst = sc.instance().unwrap();
+        let paths: Vec<Vec<usize>> = {
+            let r = greedy(&inst);
+            inst.flows
+                .iter()
+                .map(|f| f.path(&inst.fabric, r.0[f.id]))
+                .collect()
+        };
+        let normal = fluid_times(&inst, &paths);
+        for chunk in [1e-310, 5e-324, 1.0] {
+            for j in &mut inst.jobs {
+                j.0 = chunk;
+            }
+            let times = fluid_times(&inst, &paths);
+            // Times scale with the chunk (64e6 bytes in the default placement).
+            for (t, n) in times.iter().zip(&normal) {
+                assert!(t.is_finite() && *t >= 0.0, "{chunk}: {t}");
+                if chunk == 1.0 {
+                    assert!((t / (n / 64e6) - 1.0).abs() < 1e-9, "{t} vs {n}");
+                }
+            }
+        }
+    }
 }

@@ -47,6 +47,46 @@ impl Rng {
     }
 }
 
+/// Every size of `p` against its limit, before anything is allocated (hosts are ToRs x hosts per
+/// ToR, counted without overflow).
+fn check_limits(p: &Placement) -> Result<(), String> {
+    use crate::limits::*;
+    let (t, s) = (u64::from(p.tors), u64::from(p.spines));
+    let checks = [
+        at_most("tors", "ToRs", t, MAX_TORS),
+        at_most("spines", "spines", s, MAX_SPINES),
+        at_most(
+            "tors x spines",
+            "ToR-spine links",
+            product(t, s),
+            MAX_TOR_SPINE_LINKS,
+        ),
+        at_most(
+            "tors x hosts-per-tor",
+            "hosts",
+            product(t, u64::from(p.hosts_per_tor)),
+            MAX_HOSTS,
+        ),
+        at_most("jobs", "jobs", u64::from(p.jobs), MAX_JOBS),
+        at_most(
+            "failed-links",
+            "failed links",
+            u64::from(p.failed_links),
+            MAX_GENERATED_FAILED_LINKS.min(product(t, s)),
+        ),
+    ];
+    for c in checks {
+        c.map_err(|e| e.to_string())?;
+    }
+    if !(MIN_CHUNK_BYTES..=MAX_CHUNK_BYTES).contains(&p.chunk_bytes) {
+        return Err(format!(
+            "chunk-bytes must be between {MIN_CHUNK_BYTES} and {MAX_CHUNK_BYTES:e}, got {}",
+            crate::format::number(p.chunk_bytes)
+        ));
+    }
+    Ok(())
+}
+
 /// Generate the scenario, or say which setting cannot be met.
 pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
     if p.tors == 0 || p.spines == 0 || p.hosts_per_tor == 0 || p.jobs == 0 {
@@ -55,6 +95,7 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
     if p.ring_size < 2 {
         return Err(format!("ring-size must be at least 2, got {}", p.ring_size));
     }
+    check_limits(p)?;
     if p.failed_spines >= p.spines {
         return Err(format!(
             "failed-spines ({}) must leave at least one of the {} spines",

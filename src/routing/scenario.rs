@@ -2,6 +2,12 @@
 //! overrides, hosts on ToRs, and jobs as lists of rings; its JSON format; and its validation into a
 //! [`Fabric`] of directed links and the [`Flow`]s of the jobs, every error naming its field.
 
+use crate::format::number;
+use crate::limits::{
+    at_most, product, LimitError, MAX_CHUNK_BYTES, MAX_FLOWS, MAX_HOSTS, MAX_JOBS,
+    MAX_LINK_ENTRIES, MAX_LINK_GBPS, MAX_SPINES, MAX_TORS, MAX_TOR_SPINE_LINKS, MIN_CHUNK_BYTES,
+    MIN_LINK_GBPS,
+};
 use serde::{Deserialize, Serialize};
 
 /// Which direction of a ToR-spine link.
@@ -104,6 +110,75 @@ pub enum RouteError {
     },
     #[error("the scenario has no jobs")]
     NoJobs,
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    #[error("{field} must be between {} and {}, got {}", number(*.min), number(*.max), number(*.value))]
+    OutOfBounds {
+        field: String,
+        value: f64,
+        min: f64,
+        max: f64,
+    },
+}
+
+fn within(field: impl Into<String>, value: f64, min: f64, max: f64) -> Result<f64, RouteError> {
+    let field = field.into();
+    let v = positive(field.clone(), value)?;
+    if (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        Err(RouteError::OutOfBounds {
+            field,
+            value,
+            min,
+            max,
+        })
+    }
+}
+
+impl RouteScenario {
+    /// Every size that drives allocation or time against its limit (`crate::limits`), before
+    /// anything is built.
+    pub fn check_limits(&self) -> Result<(), RouteError> {
+        let n = &self.network;
+        let (t, s) = (u64::from(n.num_tors), u64::from(n.num_spines));
+        at_most("network.num_tors", "ToRs", t, MAX_TORS)?;
+        at_most("network.num_spines", "spines", s, MAX_SPINES)?;
+        at_most(
+            "network.num_tors x network.num_spines",
+            "ToR-spine links",
+            product(t, s),
+            MAX_TOR_SPINE_LINKS,
+        )?;
+        let count = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+        at_most(
+            "network.failed_links",
+            "entries",
+            count(n.failed_links.len()),
+            MAX_LINK_ENTRIES,
+        )?;
+        at_most(
+            "network.link_capacity_overrides",
+            "entries",
+            count(n.link_capacity_overrides.len()),
+            MAX_LINK_ENTRIES,
+        )?;
+        at_most(
+            "network.failed_spines",
+            "entries",
+            count(n.failed_spines.len()),
+            MAX_SPINES,
+        )?;
+        at_most("hosts", "hosts", count(self.hosts.len()), MAX_HOSTS)?;
+        at_most("jobs", "jobs", count(self.jobs.len()), MAX_JOBS)?;
+        let flows = self
+            .jobs
+            .iter()
+            .flat_map(|j| &j.rings)
+            .fold(0u64, |a, r| a.saturating_add(count(r.len())));
+        at_most("jobs[].rings", "flows", flows, MAX_FLOWS)?;
+        Ok(())
+    }
 }
 
 /// A directed link of the fabric, by index: `up(t, s)`, `down(t, s)`, then each host's NIC up and
@@ -273,8 +348,14 @@ impl RouteScenario {
         if n.num_tors == 0 {
             return Err(RouteError::NoneOf { field: "num_tors" });
         }
-        positive("network.link_gbps", n.link_gbps)?;
-        positive("network.nic_gbps", n.nic_gbps)?;
+        self.check_limits()?;
+        within(
+            "network.link_gbps",
+            n.link_gbps,
+            MIN_LINK_GBPS,
+            MAX_LINK_GBPS,
+        )?;
+        within("network.nic_gbps", n.nic_gbps, MIN_LINK_GBPS, MAX_LINK_GBPS)?;
         let (s_count, t_count) = (n.num_spines, n.num_tors);
         let mut fabric = Fabric {
             num_spines: s_count,
@@ -296,7 +377,12 @@ impl RouteScenario {
         for (i, o) in n.link_capacity_overrides.iter().enumerate() {
             let field = format!("network.link_capacity_overrides[{i}]");
             let e = link_index(field.clone(), o.kind, o.tor, o.spine)?;
-            capacity[e] = Some(positive(format!("{field}.gbps"), o.gbps)?);
+            capacity[e] = Some(within(
+                format!("{field}.gbps"),
+                o.gbps,
+                MIN_LINK_GBPS,
+                MAX_LINK_GBPS,
+            )?);
         }
         for (i, l) in n.failed_links.iter().enumerate() {
             let e = link_index(format!("network.failed_links[{i}]"), l.kind, l.tor, l.spine)?;
@@ -325,7 +411,12 @@ impl RouteScenario {
         let mut rings = Vec::new();
         let mut jobs = Vec::new();
         for (j, job) in self.jobs.iter().enumerate() {
-            let chunk = positive(format!("jobs[{j}].chunk_bytes"), job.chunk_bytes)?;
+            let chunk = within(
+                format!("jobs[{j}].chunk_bytes"),
+                job.chunk_bytes,
+                MIN_CHUNK_BYTES,
+                MAX_CHUNK_BYTES,
+            )?;
             let mut ring_ids = Vec::new();
             if job.rings.is_empty() {
                 return Err(RouteError::ShortRing {

@@ -91,7 +91,36 @@ pub struct RouteLink {
     pub algorithm: usize,
 }
 
+/// The largest setup the Routing view studies: its study (four routings, the fluid simulation
+/// and a sweep over every number of failed spines) runs on the page, so it is kept to what takes
+/// a frame or a few (8 ToRs x 8 hosts x 4 spines: about 10 ms natively; 16 x 16 x 8: about
+/// 110 ms; the paper's 64 x 32 x 32 takes 4 minutes). Larger fabrics go through the command line.
+pub const VIEW_MAX_HOSTS: u64 = 256;
+/// See [`VIEW_MAX_HOSTS`].
+pub const VIEW_MAX_SPINES: u64 = 8;
+
 impl RouteSetup {
+    /// The Routing view's own limits, checked before anything is generated.
+    pub fn check_view_limits(&self) -> Result<(), String> {
+        use crate::limits::{at_most, product};
+        let p = &self.placement;
+        let hosts = product(u64::from(p.tors), u64::from(p.hosts_per_tor));
+        at_most(
+            "ToRs x hosts per ToR",
+            "hosts in the Routing view (use `libra-studio route` for larger fabrics)",
+            hosts,
+            VIEW_MAX_HOSTS,
+        )
+        .and(at_most(
+            "spines",
+            "spines in the Routing view (use `libra-studio route` for larger fabrics)",
+            u64::from(p.spines),
+            VIEW_MAX_SPINES,
+        ))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    }
+
     pub fn scenario(&self) -> Result<RouteScenario, String> {
         let mut sc = generate(&self.placement)?;
         if let Some(gbps) = self.degraded_gbps {
@@ -174,6 +203,7 @@ pub const VIEW_NODE_BUDGET: u64 = 20_000;
 
 /// Route `setup` every way the view compares.
 pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
+    setup.check_view_limits()?;
     let scenario = setup.scenario()?;
     let instance = scenario.instance().map_err(|e| e.to_string())?;
     let inst = &instance;
@@ -227,6 +257,34 @@ pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_view_refuses_setups_beyond_its_limits_before_generating() {
+        // Finding 1: ring size 1, 65536 ToRs, 65535 hosts per ToR, then ring size 2 panicked with
+        // "capacity overflow" (and, saved, blanked every later visit).
+        let mut setup = RoutePreset::ThreeJobs.setup();
+        setup.placement.tors = 65_536;
+        setup.placement.hosts_per_tor = 65_535;
+        setup.placement.ring_size = 2;
+        let e = route_study(&setup).unwrap_err();
+        assert!(
+            e.contains("4294901760 is more than the limit of 256 hosts"),
+            "{e}"
+        );
+        setup.placement.tors = 8;
+        setup.placement.hosts_per_tor = 8;
+        setup.placement.spines = u32::MAX;
+        let e = route_study(&setup).unwrap_err();
+        assert!(
+            e.contains("spines: 4294967295 is more than the limit of 8"),
+            "{e}"
+        );
+        // The largest setup the view allows is studied.
+        setup.placement.spines = 8;
+        setup.placement.tors = 16;
+        setup.placement.hosts_per_tor = 16;
+        assert!(route_study(&setup).is_ok());
+    }
 
     #[test]
     fn every_preset_routes_and_greedy_beats_or_ties_ecmp() {

@@ -26,6 +26,13 @@ pub const VERSION: u32 = 1;
 /// The most JSON a link may inflate to (a link is decoded in memory; this bounds a "zip bomb").
 pub const MAX_JSON_BYTES: usize = 16 << 20;
 
+/// The most JSON the scenario saved in this browser may inflate to: it was written by the app
+/// itself, so it is read whatever its size up to this (far above what localStorage holds).
+pub const MAX_SAVED_JSON_BYTES: usize = 1 << 30;
+
+/// The longest link the app makes or shares (browsers keep URLs of up to about 2 MB).
+pub const MAX_LINK_CHARS: usize = 2_000_000;
+
 /// Why a fragment cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum PermalinkError {
@@ -47,6 +54,12 @@ pub enum PermalinkError {
     BadScenario(String),
     #[error("the link names an unknown built-in {kind} \"{name}\"")]
     UnknownPreset { kind: &'static str, name: String },
+    #[error("the link's scenario is too large: {0}")]
+    Limit(#[from] crate::limits::LimitError),
+    #[error("the scenario is too large for a link ({chars} characters; browsers keep about {MAX_LINK_CHARS}): use Export JSON to share it")]
+    TooLongForLink { chars: usize },
+    #[error("the scenario is too large for a link (its JSON is {bytes} bytes; a link holds up to {MAX_JSON_BYTES}): use Export JSON to share it")]
+    TooLargeForLink { bytes: usize },
 }
 
 /// Split a fragment (with or without its leading `#`) into its version and payload.
@@ -195,20 +208,30 @@ fn costs_by_name(costs: &CostModel) -> ByName<CostModel> {
         )
 }
 
-fn workload_by_name(spec: &WorkloadSpec) -> WireWorkload {
-    let same = |w: LibraWorkload, n: LibraNetwork| {
-        let p = w.spec(n);
-        p.name == spec.name && p.communicator == spec.communicator && p.workload == spec.workload
-    };
-    for w in LibraWorkload::ALL {
-        for n in LibraNetwork::ALL {
-            if same(w, n) {
-                return WireWorkload::Preset {
-                    preset: w.name().into(),
-                    on: n.name().into(),
-                    weight: spec.weight,
-                };
-            }
+/// LIBRA's workloads on LIBRA's networks, built once per encoding (not once per workload).
+fn preset_specs() -> Vec<(LibraWorkload, LibraNetwork, WorkloadSpec)> {
+    LibraWorkload::ALL
+        .into_iter()
+        .flat_map(|w| {
+            LibraNetwork::ALL
+                .into_iter()
+                .map(move |n| (w, n, w.spec(n)))
+        })
+        .collect()
+}
+
+fn workload_by_name(
+    spec: &WorkloadSpec,
+    presets: &[(LibraWorkload, LibraNetwork, WorkloadSpec)],
+) -> WireWorkload {
+    for (w, n, p) in presets {
+        if p.name == spec.name && p.communicator == spec.communicator && p.workload == spec.workload
+        {
+            return WireWorkload::Preset {
+                preset: w.name().into(),
+                on: n.name().into(),
+                weight: spec.weight,
+            };
         }
     }
     WireWorkload::Custom(spec.clone())
@@ -230,7 +253,13 @@ impl Wire {
             name: sc.name.clone(),
             network: network_by_name(&sc.network),
             costs: costs_by_name(&sc.costs),
-            workloads: sc.workloads.iter().map(workload_by_name).collect(),
+            workloads: {
+                let presets = preset_specs();
+                sc.workloads
+                    .iter()
+                    .map(|w| workload_by_name(w, &presets))
+                    .collect()
+            },
             constraints: sc.constraints.clone(),
             objective: sc.objective,
             model: sc.model,
@@ -246,7 +275,33 @@ impl Wire {
         }
     }
 
+    /// Workloads and layers against their limits before LIBRA's presets are expanded (a 17 KB
+    /// link naming a preset 100,000 times once took 4 minutes to open).
+    fn check_limits(&self) -> Result<(), PermalinkError> {
+        use crate::limits::{at_most, MAX_LAYERS, MAX_WORKLOADS};
+        let count = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+        let mut workloads = count(self.workloads.len());
+        let mut layers = 0u64;
+        let mut wire = Some(self);
+        while let Some(w) = wire {
+            for wl in &w.workloads {
+                layers = layers.saturating_add(match wl {
+                    WireWorkload::Preset { .. } => 0,
+                    WireWorkload::Custom(spec) => count(spec.workload.layers.len()),
+                });
+            }
+            wire = w.pinned.as_deref();
+            if let Some(p) = wire {
+                workloads = workloads.max(count(p.workloads.len()));
+            }
+        }
+        at_most("workloads", "workloads", workloads, MAX_WORKLOADS)?;
+        at_most("layers", "layers", layers, MAX_LAYERS)?;
+        Ok(())
+    }
+
     fn into_parts(mut self) -> Result<(Scenario, LinkState), PermalinkError> {
+        self.check_limits()?;
         let state = LinkState {
             view: self.view,
             route: self.route.take().unwrap_or_default(),
@@ -312,6 +367,24 @@ pub fn encode_with(sc: &Scenario, state: &LinkState) -> String {
     fragment(&base64url::encode(&packed))
 }
 
+/// The fragment that reopens `sc` and the app's state, if it makes a link that opens anywhere:
+/// its JSON within [`MAX_JSON_BYTES`] (what [`decode`] accepts), its length within
+/// [`MAX_LINK_CHARS`] and its sizes within the limits. Never a link that would not decode.
+pub fn encode_link(sc: &Scenario, state: &LinkState) -> Result<String, PermalinkError> {
+    let wire = Wire::of(sc, state);
+    wire.check_limits()?;
+    let json = serde_json::to_vec(&wire).expect("a scenario always serializes");
+    if json.len() > MAX_JSON_BYTES {
+        return Err(PermalinkError::TooLargeForLink { bytes: json.len() });
+    }
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    let link = fragment(&base64url::encode(&packed));
+    if link.len() > MAX_LINK_CHARS {
+        return Err(PermalinkError::TooLongForLink { chars: link.len() });
+    }
+    Ok(link)
+}
+
 /// The scenario of a fragment (with or without its `#`).
 pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
     decode_with(fragment).map(|(sc, _)| sc)
@@ -319,16 +392,27 @@ pub fn decode(fragment: &str) -> Result<Scenario, PermalinkError> {
 
 /// The scenario and the rest of the app's state of a fragment.
 pub fn decode_with(fragment: &str) -> Result<(Scenario, LinkState), PermalinkError> {
+    decode_within(fragment, MAX_JSON_BYTES)
+}
+
+/// The scenario and state saved in this browser (the same format, read up to
+/// [`MAX_SAVED_JSON_BYTES`]: a scenario too large for a link is still saved and restored).
+pub fn decode_saved(fragment: &str) -> Result<(Scenario, LinkState), PermalinkError> {
+    decode_within(fragment, MAX_SAVED_JSON_BYTES)
+}
+
+fn decode_within(fragment: &str, max_json: usize) -> Result<(Scenario, LinkState), PermalinkError> {
     let (_, payload) = split_fragment(fragment.trim())?;
     if payload.is_empty() {
         return Err(PermalinkError::NoPayload);
     }
     let packed = base64url::decode(payload)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_JSON_BYTES)
-        .map_err(|e| match e.status {
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, max_json).map_err(
+        |e| match e.status {
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => PermalinkError::TooLarge,
             _ => PermalinkError::Corrupt,
-        })?;
+        },
+    )?;
     let wire: Wire =
         serde_json::from_slice(&json).map_err(|e| PermalinkError::BadScenario(e.to_string()))?;
     wire.into_parts()

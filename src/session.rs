@@ -8,12 +8,52 @@
 //! - A plain visit shows the saved scenario, or the defaults.
 
 use crate::model::scenario::Scenario;
-use crate::permalink::{decode, decode_with, PermalinkError};
+use crate::permalink::{decode, decode_saved, decode_with, PermalinkError};
 use crate::presets;
 use crate::view::LinkState;
 
-/// The localStorage key of the saved scenario (its permalink fragment).
+/// The localStorage key of the saved scenario (its permalink fragment, read by
+/// [`decode_saved`] whatever its size).
 pub const SAVED_KEY: &str = "libra-studio.scenario";
+
+/// The localStorage key of the start-in-progress mark: set to what a start opens (the link, or the
+/// saved scenario) before it is restored, cleared once the page has drawn. Found at the next start,
+/// it means that start failed (a panic, a frozen tab closed), so that one opens the defaults.
+pub const STARTING_KEY: &str = "libra-studio.starting";
+
+/// The localStorage key where a scenario whose start failed is kept (never deleted silently), to be
+/// downloaded from the banner.
+pub const FAILED_KEY: &str = "libra-studio.failed";
+
+/// The start-in-progress mark for a visit: the link's fragment when there is one, else the saved
+/// scenario, else empty (the defaults).
+pub fn starting_mark(fragment: Option<&str>, saved: Option<&str>) -> String {
+    let f = fragment
+        .map(|f| f.trim().trim_start_matches('#'))
+        .unwrap_or("");
+    if !f.is_empty() {
+        format!("#{f}")
+    } else {
+        saved.unwrap_or("").to_string()
+    }
+}
+
+/// The file offered for a scenario whose start failed (the mark's text): its Scenario JSON when it
+/// reads, else the text itself. (file name, content, MIME type)
+pub fn failed_download(failed: &str) -> (String, String, &'static str) {
+    match decode_saved(failed) {
+        Ok((sc, _)) => (
+            "libra-studio-failed-scenario.json".into(),
+            sc.to_json(),
+            "application/json",
+        ),
+        Err(_) => (
+            "libra-studio-failed-link.txt".into(),
+            failed.to_string(),
+            "text/plain",
+        ),
+    }
+}
 
 /// What a visit opens with.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +71,9 @@ pub enum Start {
         link: String,
         own: Option<Scenario>,
     },
+    /// The previous start did not finish (its mark was found): the defaults are shown, and
+    /// `failed` (what it was opening) is kept and offered for download.
+    Recovered { failed: String },
 }
 
 impl Start {
@@ -38,7 +81,7 @@ impl Start {
     pub fn scenario(&self) -> Scenario {
         match self {
             Start::Own(sc) | Start::Shared { scenario: sc, .. } => sc.clone(),
-            Start::BadLink { .. } => presets::default_scenario(),
+            Start::BadLink { .. } | Start::Recovered { .. } => presets::default_scenario(),
         }
     }
 }
@@ -65,9 +108,20 @@ pub fn tour_start(own: Option<Scenario>) -> Start {
     }
 }
 
+/// Decide from the previous start's mark (see [`STARTING_KEY`]), the URL fragment and the saved
+/// fragment: a mark left behind means that start failed, so this one opens the defaults.
+pub fn start_after(mark: Option<&str>, fragment: Option<&str>, saved: Option<&str>) -> Start {
+    match mark {
+        Some(failed) => Start::Recovered {
+            failed: failed.to_string(),
+        },
+        None => start(fragment, saved),
+    }
+}
+
 /// Decide from the URL fragment (with or without `#`) and the saved fragment, if any.
 pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
-    let own = saved.and_then(|s| decode(s).ok());
+    let own = saved.and_then(|s| decode_saved(s).ok().map(|(sc, _)| sc));
     let fragment = fragment
         .map(|f| f.trim().trim_start_matches('#'))
         .filter(|f| !f.is_empty());
@@ -92,6 +146,7 @@ pub fn start(fragment: Option<&str>, saved: Option<&str>) -> Start {
 /// link.
 pub fn state_start(fragment: Option<&str>, saved: Option<&str>) -> LinkState {
     let route_of = |f: &str| decode_with(f).ok().map(|(_, state)| state);
+    let saved_state = |f: &str| decode_saved(f).ok().map(|(_, state)| state);
     let fragment = fragment
         .map(|f| f.trim().trim_start_matches('#'))
         .filter(|f| !f.is_empty());
@@ -103,7 +158,7 @@ pub fn state_start(fragment: Option<&str>, saved: Option<&str>) -> LinkState {
             }),
             None => route_of(f),
         },
-        None => saved.and_then(route_of),
+        None => saved.and_then(saved_state),
     }
     .unwrap_or_default()
 }

@@ -20,7 +20,8 @@ pub fn permalink(args: &[String]) -> Result<String, Failure> {
         return Ok(sc.to_json());
     }
     let sc = inputs::scenario(&args)?;
-    Ok(permalink::encode(&sc))
+    // Never a link that would not open: a scenario too large for one is an error.
+    permalink::encode_link(&sc, &crate::view::LinkState::default()).map_err(Failure::input)
 }
 
 #[cfg(test)]

@@ -98,15 +98,24 @@ pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     }
     let mut pos = 0;
     let root_indent = lines[0].indent;
-    let value = block(&lines, &mut pos, root_indent)?;
+    let value = block(&lines, &mut pos, root_indent, 1)?;
     if let Some(l) = lines.get(pos) {
         return Err(err(l.no, "unexpected indentation"));
     }
     Ok(value)
 }
 
-fn block(lines: &[Line], pos: &mut usize, indent: usize) -> Result<Yaml, YamlError> {
+fn block(lines: &[Line], pos: &mut usize, indent: usize, depth: usize) -> Result<Yaml, YamlError> {
     let first = &lines[*pos];
+    if depth > crate::limits::MAX_NESTING {
+        return Err(err(
+            first.no,
+            format!(
+                "nested more than {} levels deep (the limit of this reader)",
+                crate::limits::MAX_NESTING
+            ),
+        ));
+    }
     if first.text == "-" || first.text.starts_with("- ") {
         let mut items = Vec::new();
         while let Some(l) = lines.get(*pos) {
@@ -116,7 +125,7 @@ fn block(lines: &[Line], pos: &mut usize, indent: usize) -> Result<Yaml, YamlErr
             let rest = l.text[1..].trim();
             *pos += 1;
             if rest.is_empty() {
-                items.push(nested(lines, pos, indent, l.no)?);
+                items.push(nested(lines, pos, indent, l.no, depth)?);
             } else if rest.contains(": ") || rest.ends_with(':') {
                 return Err(err(l.no, "maps inside sequences are not supported here"));
             } else {
@@ -143,7 +152,7 @@ fn block(lines: &[Line], pos: &mut usize, indent: usize) -> Result<Yaml, YamlErr
         }
         *pos += 1;
         let value = if rest.is_empty() {
-            nested(lines, pos, indent, l.no)?
+            nested(lines, pos, indent, l.no, depth)?
         } else {
             scalar_or_flow(rest, l.no)?
         };
@@ -156,9 +165,15 @@ fn block(lines: &[Line], pos: &mut usize, indent: usize) -> Result<Yaml, YamlErr
 }
 
 /// The block under a `key:` or `-` line, or an empty scalar when none is indented below it.
-fn nested(lines: &[Line], pos: &mut usize, indent: usize, no: usize) -> Result<Yaml, YamlError> {
+fn nested(
+    lines: &[Line],
+    pos: &mut usize,
+    indent: usize,
+    no: usize,
+    depth: usize,
+) -> Result<Yaml, YamlError> {
     match lines.get(*pos) {
-        Some(next) if next.indent > indent => block(lines, pos, next.indent),
+        Some(next) if next.indent > indent => block(lines, pos, next.indent, depth + 1),
         _ => Ok(Yaml::Scalar {
             line: no,
             text: String::new(),
@@ -277,6 +292,24 @@ mod tests {
                 text: "x # y".into()
             })
         );
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_a_stack_overflow() {
+        // Finding 4: a deeply nested file overflowed the stack (exit 134; a RangeError in the app).
+        let deep = |levels: usize| {
+            (0..levels)
+                .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+                .collect::<String>()
+        };
+        let e = parse(&deep(2_000)).unwrap_err();
+        assert!(e.to_string().contains("nested more than 64 levels"), "{e}");
+        assert_eq!(e.line, 65);
+        assert!(parse(&deep(64)).is_ok());
+        let seq = (0..2_000)
+            .map(|i| format!("{}-\n", " ".repeat(i)))
+            .collect::<String>();
+        assert!(parse(&seq).is_err());
     }
 
     #[test]

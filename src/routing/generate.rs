@@ -110,7 +110,7 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
             "{} jobs with rings of {} need {} hosts; the fabric has {total}",
             p.jobs,
             p.ring_size,
-            p.jobs * p.ring_size
+            u64::from(p.jobs) * u64::from(p.ring_size)
         ));
     }
     let mut rng = Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));

@@ -52,6 +52,28 @@ pub fn Banners(
                 }
                 .into_any()
             }
+            Banner::Recovered { failed } => {
+                let download = move |_| {
+                    let (name, content, mime) = crate::session::failed_download(&failed);
+                    if let Err(e) = super::browser::download(&content, &name, mime) {
+                        studio.banner.set(Some(Banner::Error(format!("The download failed: {e}"))));
+                    }
+                };
+                view! {
+                    <div class="banner error" role="alert" data-testid="recovered-banner">
+                        <p>
+                            <strong>"The last visit did not finish opening its scenario. "</strong>
+                            "The default scenario is shown instead; the scenario that failed is kept "
+                            "in this browser (download it to keep it elsewhere or to report it)."
+                        </p>
+                        <button type="button" data-testid="download-failed" on:click=download>
+                            "Download the scenario that failed"
+                        </button>
+                        <button type="button" on:click=dismiss>"Dismiss"</button>
+                    </div>
+                }
+                .into_any()
+            }
             Banner::Error(message) => view! {
                 <div class="banner error" role="alert" data-testid="error-banner">
                     <p>{message}</p>

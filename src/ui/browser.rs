@@ -66,6 +66,26 @@ pub fn save(key: &str, value: &str) -> bool {
     storage().is_some_and(|s| s.set_item(key, value).is_ok())
 }
 
+pub fn remove(key: &str) {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(key);
+    }
+}
+
+/// After a panic: a message at the top of the page instead of a blank or frozen one.
+pub fn show_crash_notice() {
+    let Some(body) = window().document().and_then(|d| d.body()) else {
+        return;
+    };
+    let _ = body.insert_adjacent_html(
+        "afterbegin",
+        "<div class=\"banner error crash\" role=\"alert\" data-testid=\"crash-notice\"><p><strong>\
+         libra-studio stopped on an unexpected error.</strong> Reload the page: it will open the \
+         default scenario and offer the one that failed for download (nothing is deleted).</p>\
+         <button type=\"button\" onclick=\"location.reload()\">Reload</button></div>",
+    );
+}
+
 /// Put `text` on the clipboard.
 pub async fn copy(text: &str) -> Result<(), String> {
     let clipboard = window().navigator().clipboard();

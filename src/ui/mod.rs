@@ -37,10 +37,16 @@ use toolbar::Toolbar;
 use tour_panel::TourPanel;
 use workload_panel::WorkloadPanel;
 
-/// Mount the app on the page's body.
+/// Mount the app on the page's body. A panic leaves a message on the page (never a blank page)
+/// and the start-in-progress mark in place, so that the next visit opens the defaults; once the
+/// page has drawn, the mark is cleared.
 pub fn start() {
-    console_error_panic_hook::set_once();
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        browser::show_crash_notice();
+    }));
     leptos::mount::mount_to_body(App);
+    leptos::prelude::request_animation_frame(|| browser::remove(crate::session::STARTING_KEY));
 }
 
 /// Keep the URL and the saved scenario in step with the form and the view: the URL fragment is
@@ -58,10 +64,35 @@ fn sync_url_and_storage(studio: Studio) {
         if !valid || (shared && bad_link) {
             return;
         }
-        if let Some(fragment) = studio.fragment() {
-            browser::replace_fragment(&fragment);
-            if !shared {
-                browser::save(crate::session::SAVED_KEY, &fragment);
+        // The address bar gets the link only when it opens anywhere; the saved scenario is kept
+        // whatever its size. Either refusal is said in a banner (never a silent loss).
+        let problem = match studio.link() {
+            Some(Ok(link)) => {
+                browser::replace_fragment(&link);
+                None
+            }
+            Some(Err(e)) => Some(format!(
+                "{e}. The address bar keeps the last link that fits."
+            )),
+            None => None,
+        };
+        let unsaved = !shared
+            && studio
+                .fragment()
+                .is_some_and(|f| !browser::save(crate::session::SAVED_KEY, &f));
+        let problem = match (problem, unsaved) {
+            (p, false) => p,
+            (p, true) => Some(format!(
+                "{}This browser refused to save the scenario (storage full or private mode): use Export JSON to keep it.",
+                p.map(|p| p + " ").unwrap_or_default()
+            )),
+        };
+        if let Some(message) = problem {
+            if studio
+                .banner
+                .with_untracked(|b| b.as_ref() != Some(&studio::Banner::Error(message.clone())))
+            {
+                studio.banner.set(Some(studio::Banner::Error(message)));
             }
         }
     });

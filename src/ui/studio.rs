@@ -36,6 +36,9 @@ pub enum Banner {
     Shared { own: Option<Scenario> },
     /// Something the page could not do (an import, an export, the clipboard).
     Error(String),
+    /// The previous visit did not finish opening `failed` (a link or the saved scenario): the
+    /// defaults are shown and `failed` is offered for download.
+    Recovered { failed: String },
 }
 
 /// The app's state.
@@ -75,8 +78,22 @@ impl Studio {
     /// The state at page load, from the URL fragment and the saved scenario.
     pub fn new() -> Studio {
         let (fragment, saved) = (browser::fragment(), browser::load(session::SAVED_KEY));
-        let start = session::start(Some(&fragment), saved.as_deref());
-        let state = session::state_start(Some(&fragment), saved.as_deref());
+        // The previous start's mark, if it never finished (see session::STARTING_KEY): keep what it
+        // was opening, then mark this start (cleared once the page has drawn, in ui::start).
+        let mark = browser::load(session::STARTING_KEY);
+        if let Some(failed) = &mark {
+            browser::save(session::FAILED_KEY, failed);
+        }
+        let start = session::start_after(mark.as_deref(), Some(&fragment), saved.as_deref());
+        let state = match start {
+            Start::Recovered { .. } => LinkState::default(),
+            _ => session::state_start(Some(&fragment), saved.as_deref()),
+        };
+        let opening = match start {
+            Start::Recovered { .. } => String::new(),
+            _ => session::starting_mark(Some(&fragment), saved.as_deref()),
+        };
+        browser::save(session::STARTING_KEY, &opening);
         let form = RwSignal::new(Form::from_scenario(&start.scenario()));
         let parsed = Memo::new(move |_| form.with(Form::to_scenario));
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
@@ -149,6 +166,7 @@ impl Studio {
                 }),
                 true,
             ),
+            Start::Recovered { failed } => (Some(Banner::Recovered { failed }), true),
         };
         self.viewing_shared.set(shared);
         self.banner.set(banner);
@@ -174,10 +192,10 @@ impl Studio {
     /// shared link is opened: a banner leads back to it, and nothing is saved until they edit).
     pub fn start_tour(&self) {
         self.first_visit.set(false);
-        let own =
-            self.parsed.get_untracked().ok().or_else(|| {
-                browser::load(session::SAVED_KEY).and_then(|f| permalink::decode(&f).ok())
-            });
+        let own = self.parsed.get_untracked().ok().or_else(|| {
+            browser::load(session::SAVED_KEY)
+                .and_then(|f| permalink::decode_saved(&f).ok().map(|(sc, _)| sc))
+        });
         match session::tour_start(own) {
             // Already the tour's case: only the tour opens (nothing to reload).
             Start::Own(_) => {
@@ -269,11 +287,19 @@ impl Studio {
     }
 
     /// The current scenario's permalink fragment (with the rest of the app's state), when the form
-    /// is valid.
+    /// is valid: what is saved in this browser, whatever its size.
     pub fn fragment(&self) -> Option<String> {
         let state = self.link_state();
         self.parsed
             .with_untracked(|p| p.as_ref().ok().map(|sc| permalink::encode_with(sc, &state)))
+    }
+
+    /// The current scenario's link, when the form is valid: a fragment that opens anywhere, or why
+    /// the scenario cannot travel in a link.
+    pub fn link(&self) -> Option<Result<String, permalink::PermalinkError>> {
+        let state = self.link_state();
+        self.parsed
+            .with_untracked(|p| p.as_ref().ok().map(|sc| permalink::encode_link(sc, &state)))
     }
 }
 

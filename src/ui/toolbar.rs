@@ -19,11 +19,18 @@ pub fn Toolbar(
 ) -> impl IntoView {
     let copied = RwSignal::new(None::<String>);
     let copy_link = move |_| {
-        let Some(fragment) = studio.fragment() else {
-            copied.set(Some(
-                "Fix the form first: the link holds a valid scenario".into(),
-            ));
-            return;
+        let fragment = match studio.link() {
+            Some(Ok(fragment)) => fragment,
+            Some(Err(e)) => {
+                copied.set(Some(e.to_string()));
+                return;
+            }
+            None => {
+                copied.set(Some(
+                    "Fix the form first: the link holds a valid scenario".into(),
+                ));
+                return;
+            }
         };
         let url = browser::url_with(&fragment);
         spawn_local(async move {

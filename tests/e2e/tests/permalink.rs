@@ -203,3 +203,48 @@ fn names_from_links_are_text_not_html() {
         b.close().await;
     });
 }
+
+#[test]
+fn a_start_that_did_not_finish_opens_the_defaults_and_keeps_the_failed_scenario() {
+    // Issue 14, finding 1: a saved scenario that crashed the app blanked every later visit.
+    run(LIMIT, async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        let mine = presets::libra_scenario(LibraWorkload::Dlrm, LibraNetwork::D3);
+        let saved = permalink::encode(&mine);
+        // The page has drawn: its start mark is cleared.
+        b.wait_js(
+            "the start mark cleared",
+            "return localStorage.getItem('libra-studio.starting') === null;",
+        )
+        .await;
+        // As a start that never finished leaves it: the saved scenario and the mark of it.
+        b.js(&format!(
+            "localStorage.setItem('libra-studio.scenario', '{saved}');
+             localStorage.setItem('libra-studio.starting', '{saved}'); return true;"
+        ))
+        .await;
+        b.open("").await;
+        let text = b.text("recovered-banner").await;
+        assert!(text.contains("did not finish opening"), "{text}");
+        shows(&b, &presets::default_scenario()).await;
+        // Nothing is lost: the saved scenario is still there, and the failed one kept apart.
+        let kept = b
+            .js("return [localStorage.getItem('libra-studio.scenario'), localStorage.getItem('libra-studio.failed')];")
+            .await;
+        assert_eq!(kept[0].as_str(), Some(saved.as_str()));
+        assert_eq!(kept[1].as_str(), Some(saved.as_str()));
+        assert_eq!(b.count("download-failed").await, 1);
+        // The next visit is a normal one: the saved scenario opens.
+        b.wait_js(
+            "the start mark cleared",
+            "return localStorage.getItem('libra-studio.starting') === null;",
+        )
+        .await;
+        b.open("").await;
+        shows(&b, &mine).await;
+        assert_eq!(b.count("recovered-banner").await, 0);
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

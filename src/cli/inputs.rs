@@ -31,10 +31,30 @@ pub enum InputError {
 }
 
 fn read(path: &str) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|e| InputError::File {
+    read_limited(path).map_err(|message| InputError::File {
         path: path.to_string(),
-        message: e.to_string(),
+        message,
     })
+}
+
+/// A file's text, refused before reading when it is larger than
+/// [`crate::limits::MAX_INPUT_BYTES`].
+pub fn read_limited(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let limit = crate::limits::MAX_INPUT_BYTES;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    // One byte past the limit tells a file that is too large (also for pipes and special files,
+    // whose size the metadata does not give).
+    file.take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() as u64 > limit {
+        return Err(format!(
+            "the file is larger than the limit of {limit} bytes"
+        ));
+    }
+    Ok(text)
 }
 
 fn in_file<E: std::fmt::Display>(path: &str) -> impl Fn(E) -> InputError + '_ {

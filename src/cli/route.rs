@@ -40,7 +40,8 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
             ("optimal", Algorithm::Optimal),
         ],
     )?;
-    let text = std::fs::read_to_string(path).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    let text =
+        super::inputs::read_limited(path).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     let sc = RouteScenario::from_json(&text).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     let inst = sc
         .instance()

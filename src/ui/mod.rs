@@ -66,9 +66,10 @@ fn sync_url_and_storage(studio: Studio) {
         }
         // The address bar gets the link only when it opens anywhere; the saved scenario is kept
         // whatever its size. Either refusal is said in a banner (never a silent loss).
-        let problem = match studio.link() {
+        let link = studio.link();
+        let problem = match &link {
             Some(Ok(link)) => {
-                browser::replace_fragment(&link);
+                browser::replace_fragment(link);
                 None
             }
             Some(Err(e)) => Some(format!(
@@ -76,10 +77,13 @@ fn sync_url_and_storage(studio: Studio) {
             )),
             None => None,
         };
-        let unsaved = !shared
-            && studio
-                .fragment()
-                .is_some_and(|f| !browser::save(crate::session::SAVED_KEY, &f));
+        // A link that fits is the saved text too (one encoding per edit).
+        let saved = match link {
+            Some(Ok(link)) => Some(link),
+            _ => studio.fragment(),
+        };
+        let unsaved =
+            !shared && saved.is_some_and(|f| !browser::save(crate::session::SAVED_KEY, &f));
         let problem = match (problem, unsaved) {
             (p, false) => p,
             (p, true) => Some(format!(

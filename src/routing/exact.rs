@@ -98,8 +98,27 @@ impl Value {
     }
 }
 
-struct Search<'a> {
-    inst: &'a Instance,
+/// A node of the search that has been expanded: the flow it assigns and its spines to try.
+struct Frame {
+    id: usize,
+    options: Vec<u32>,
+    /// How many of `options` have been tried (the last of them is assigned while its subtree is
+    /// searched).
+    next: usize,
+}
+
+/// Where the depth-first search is: about to enter the node below the last frame, about to expand
+/// it (it was counted and the watcher asked), or finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cursor {
+    Enter,
+    Expand,
+    Done,
+}
+
+/// The branch and bound, kept as an explicit stack so that it can pause between any two nodes and
+/// resume where it was (the app runs it across animation frames).
+struct Search {
     objective: Objective,
     order: Vec<usize>,
     /// For each position in `order`, the previous member of its flow class (if the class rule holds).
@@ -124,14 +143,14 @@ struct Search<'a> {
     /// The incumbent's number of flows at `z1` and whether its other flows are all at the top
     /// rate, when its least rate is `z1`.
     best_profile: Option<(usize, bool)>,
-    /// Asked every [`WATCH_EVERY`] nodes with the node count; false stops the search.
-    watch: &'a mut dyn FnMut(u64) -> bool,
+    /// Stopped from outside (a time limit or a cancel), not by its node budget or a proof.
     stopped: bool,
+    stack: Vec<Frame>,
+    cursor: Cursor,
 }
 
-impl<'a> Search<'a> {
-    fn value(&self, routing: &Routing) -> Value {
-        let inst = self.inst;
+impl Search {
+    fn value(&self, inst: &Instance, routing: &Routing) -> Value {
         match self.objective {
             Objective::FlowLex | Objective::JobLex => {
                 let x = rates(inst, routing);
@@ -187,8 +206,7 @@ impl<'a> Search<'a> {
     }
 
     /// Max-min rates with the unassigned flows on their NIC links only.
-    fn partial_rates(&self) -> Vec<f64> {
-        let inst = self.inst;
+    fn partial_rates(&self, inst: &Instance) -> Vec<f64> {
         let paths: Vec<Vec<usize>> = inst
             .flows
             .iter()
@@ -222,7 +240,7 @@ impl<'a> Search<'a> {
     }
 
     /// Whether the subtree of the current partial routing may still hold a strictly better routing.
-    fn promising(&self) -> bool {
+    fn promising(&self, inst: &Instance) -> bool {
         match self.objective {
             Objective::FlowLex => {
                 if let (Some(cb), Some((n, rest_top))) = (&self.count, self.best_profile) {
@@ -244,7 +262,7 @@ impl<'a> Search<'a> {
                         Ordering::Equal => {}
                     }
                 }
-                let p = sorted(self.partial_rates());
+                let p = sorted(self.partial_rates(inst));
                 let Value::Lex(_, best) = &self.best_value else {
                     return true;
                 };
@@ -258,7 +276,7 @@ impl<'a> Search<'a> {
                     }
                 }
                 let min = self
-                    .partial_rates()
+                    .partial_rates(inst)
                     .into_iter()
                     .fold(f64::INFINITY, f64::min);
                 let Value::Lex(jobs, _) = &self.best_value else {
@@ -288,7 +306,7 @@ impl<'a> Search<'a> {
                 cmp_f(cur, best) == Ordering::Less
             }
             Objective::MinMakespan => {
-                let lb = self.makespan_bound();
+                let lb = self.makespan_bound(inst);
                 let Value::Cost(best) = self.best_value else {
                     return true;
                 };
@@ -309,8 +327,7 @@ impl<'a> Search<'a> {
     }
 
     /// ROUTING.md's makespan bound at the current partial routing.
-    fn makespan_bound(&self) -> f64 {
-        let inst = self.inst;
+    fn makespan_bound(&self, inst: &Instance) -> f64 {
         let fabric = &inst.fabric;
         let job_unit: Vec<f64> = (0..inst.jobs.len())
             .map(|j| ring_time_s(inst.ring_sizes(j).min().unwrap_or(2), inst.jobs[j].0, 1.0))
@@ -343,42 +360,74 @@ impl<'a> Search<'a> {
             .fold(cf, f64::max)
     }
 
-    fn dfs(&mut self, pos: usize) {
-        if self.exhausted
-            || self.counted_optimal()
+    /// Whether the incumbent is proven optimal already (the ceiling or the counting bound).
+    fn settled(&self) -> bool {
+        self.counted_optimal()
             || self
                 .ceiling
                 .as_ref()
                 .is_some_and(|c| self.best_value.cmp(c) != Ordering::Less)
-        {
-            return;
-        }
-        self.nodes += 1;
-        if self.nodes > self.budget {
-            self.exhausted = true;
-            return;
-        }
-        if self.nodes.is_multiple_of(WATCH_EVERY) && !(self.watch)(self.nodes) {
-            self.exhausted = true;
-            self.stopped = true;
-            return;
-        }
-        if pos == self.order.len() {
-            let r = Routing(self.routing.clone());
-            let v = self.value(&r);
-            if v.cmp(&self.best_value) == Ordering::Greater {
-                self.set_best(r, v);
+    }
+
+    /// Search depth first until the search ends (true) or `watch`, asked every [`WATCH_EVERY`]
+    /// nodes, says to pause (false: a later call resumes at the same node).
+    fn run(&mut self, inst: &Instance, watch: &mut dyn FnMut(u64) -> bool) -> bool {
+        loop {
+            match self.cursor {
+                Cursor::Done => return true,
+                Cursor::Enter => {
+                    if self.exhausted || self.settled() {
+                        self.end();
+                        continue;
+                    }
+                    self.nodes += 1;
+                    if self.nodes > self.budget {
+                        self.exhausted = true;
+                        self.end();
+                        continue;
+                    }
+                    self.cursor = Cursor::Expand;
+                    if self.nodes.is_multiple_of(WATCH_EVERY) && !watch(self.nodes) {
+                        return false;
+                    }
+                }
+                Cursor::Expand => {
+                    let pos = self.stack.len();
+                    self.cursor = if pos == self.order.len() {
+                        let r = Routing(self.routing.clone());
+                        let v = self.value(inst, &r);
+                        if v.cmp(&self.best_value) == Ordering::Greater {
+                            self.set_best(r, v);
+                        }
+                        self.leave(inst)
+                    } else if pos > 0 && !self.promising(inst) {
+                        self.leave(inst)
+                    } else {
+                        let options = self.options(inst, pos);
+                        self.stack.push(Frame {
+                            id: self.order[pos],
+                            options,
+                            next: 0,
+                        });
+                        self.next_child(inst)
+                    }
+                }
             }
-            return;
         }
-        if pos > 0 && !self.promising() {
-            return;
-        }
-        let id = self.order[pos];
-        let f = &self.inst.flows[id];
-        let fabric = &self.inst.fabric;
+    }
+
+    /// End the search where it is.
+    fn end(&mut self) {
+        self.stack.clear();
+        self.cursor = Cursor::Done;
+    }
+
+    /// The spines to try for the flow at `pos`, least loaded first; an unused spine only if it is
+    /// the lowest unused of its class, and no spine below the previous member of the flow's class.
+    fn options(&self, inst: &Instance, pos: usize) -> Vec<u32> {
+        let f = &inst.flows[self.order[pos]];
+        let fabric = &inst.fabric;
         let floor = self.class_prev[pos].and_then(|p| self.routing[p]);
-        // Candidates, least loaded first; an unused spine only if it is the lowest unused of its class.
         let mut seen_unused_class = Vec::new();
         let mut options: Vec<(u32, u32)> = Vec::new();
         for &s in &f.candidates {
@@ -396,21 +445,89 @@ impl<'a> Search<'a> {
             options.push((self.load[u].max(self.load[d]), s));
         }
         options.sort_unstable();
-        let (src_tor, dst_tor) = (f.src_tor, f.dst_tor);
-        for (_, s) in options {
-            let (u, d) = (fabric.up(src_tor, s), fabric.down(dst_tor, s));
+        options.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Put flow `id` on spine `s` (`add`) or take it off.
+    fn assign(&mut self, inst: &Instance, id: usize, s: u32, add: bool) {
+        let f = &inst.flows[id];
+        let (u, d) = (inst.fabric.up(f.src_tor, s), inst.fabric.down(f.dst_tor, s));
+        if add {
             self.routing[id] = Some(s);
             self.load[u] += 1;
             self.load[d] += 1;
             self.spine_used[s as usize] += 1;
-            self.dfs(pos + 1);
+        } else {
             self.spine_used[s as usize] -= 1;
             self.load[u] -= 1;
             self.load[d] -= 1;
             self.routing[id] = None;
-            if self.exhausted {
-                return;
+        }
+    }
+
+    /// The node below the last frame is done: take its assignment back and go to its next sibling.
+    fn leave(&mut self, inst: &Instance) -> Cursor {
+        if let Some(top) = self.stack.last() {
+            let (id, s) = (top.id, top.options[top.next - 1]);
+            self.assign(inst, id, s, false);
+        }
+        self.next_child(inst)
+    }
+
+    /// Enter the last frame's next option, or, when it has none left, leave that frame's node.
+    fn next_child(&mut self, inst: &Instance) -> Cursor {
+        let Some(top) = self.stack.last_mut() else {
+            return Cursor::Done;
+        };
+        if let Some(&s) = top.options.get(top.next) {
+            top.next += 1;
+            let id = top.id;
+            self.assign(inst, id, s, true);
+            return Cursor::Enter;
+        }
+        self.stack.pop();
+        self.leave(inst)
+    }
+
+    /// Seed the incumbent with the heuristics and set the ceiling (after the counting bound, if
+    /// any, is known).
+    fn seed(&mut self, inst: &Instance) {
+        let mut first = true;
+        for r in [greedy(inst), greedy_capacity_aware(inst), ecmp(inst)] {
+            let v = self.value(inst, &r);
+            if first || v.cmp(&self.best_value) == Ordering::Greater {
+                self.set_best(r, v);
+                first = false;
             }
+        }
+        // A bound the incumbent meets ends the search at once. For the lexicographic objectives:
+        // the value of the NIC-only allocation (no routing beats it; a routing that reaches it is
+        // optimal).
+        self.ceiling = match self.objective {
+            Objective::FlowLex | Objective::JobLex => {
+                let nic_only = Routing(vec![None; inst.flows.len()]);
+                Some(self.value(inst, &nic_only))
+            }
+            _ => Some(Value::Cost(root_bound(inst, self.objective, &self.cap))),
+        };
+    }
+
+    /// The result: the incumbent, whether it is proven, and the bound.
+    fn optimum(self, inst: &Instance) -> Optimum {
+        let proven = self.settled() || !self.exhausted;
+        let bound = root_bound(inst, self.objective, &self.cap);
+        let value_bound = match (&self.best_value, proven) {
+            (Value::Lex(_, x), true) => x.first().copied().unwrap_or(f64::INFINITY),
+            (Value::Cost(c), true) => *c,
+            // With the counting bound, the least rate is proven to be at most z1.
+            (_, false) => self.count.as_ref().map_or(bound, |cb| bound.min(cb.z1)),
+        };
+        Optimum {
+            routing: self.best,
+            proven,
+            bound: value_bound,
+            nodes: self.nodes,
+            stopped: self.stopped,
         }
     }
 }
@@ -568,94 +685,135 @@ pub fn optimize_watched(
     node_budget: u64,
     watch: &mut dyn FnMut(u64) -> bool,
 ) -> Optimum {
-    let cap = inst.capacities();
-    let (order, class_prev) = order_and_classes(inst);
-    let mut search = Search {
-        inst,
-        objective,
-        order,
-        class_prev,
-        spine_class: spine_classes(inst),
-        cap: cap.clone(),
-        routing: vec![None; inst.flows.len()],
-        load: vec![0; cap.len()],
-        spine_used: vec![0; inst.fabric.num_spines as usize],
-        best: Routing(vec![None; inst.flows.len()]),
-        best_value: Value::Cost(f64::INFINITY),
-        nodes: 0,
-        budget: node_budget,
-        exhausted: false,
-        ceiling: None,
-        nic_share: nic_share(inst),
-        count: None,
-        best_profile: None,
-        watch,
-        stopped: false,
-    };
-    if matches!(objective, Objective::FlowLex | Objective::JobLex) {
-        // The least possible max load, proven, gives the flow-lex optimum's least rate.
-        let least = optimize_watched(
-            inst,
-            Objective::MinMaxLinkLoad,
-            node_budget.clamp(1, 200_000),
-            search.watch,
-        );
-        if least.stopped {
-            search.stopped = true;
-            search.exhausted = true;
+    let mut run = ExactRun::new(inst, objective, node_budget);
+    if !run.advance(inst, watch) {
+        run.stop(inst);
+    }
+    run.optimum(inst)
+}
+
+/// An exact search that can pause and resume: [`ExactRun::advance`] explores until its watcher
+/// says to pause or the search ends, so the app can spread one search over many animation frames
+/// (and drop it to cancel). Paused and resumed, it explores the same nodes in the same order as
+/// one uninterrupted [`optimize`].
+pub struct ExactRun {
+    search: Search,
+    /// Flow-lex and job-lex first prove the least max load (it gives the counting bound).
+    prelude: Option<Box<ExactRun>>,
+    /// Job-lex when every job's bottleneck is the least rate: answered by the flow-lex optimum.
+    delegate: Option<Box<ExactRun>>,
+}
+
+impl ExactRun {
+    /// A search of `inst` for `objective` within `node_budget` nodes, not started.
+    pub fn new(inst: &Instance, objective: Objective, node_budget: u64) -> ExactRun {
+        let cap = inst.capacities();
+        let (order, class_prev) = order_and_classes(inst);
+        let mut search = Search {
+            objective,
+            order,
+            class_prev,
+            spine_class: spine_classes(inst),
+            routing: vec![None; inst.flows.len()],
+            load: vec![0; cap.len()],
+            cap,
+            spine_used: vec![0; inst.fabric.num_spines as usize],
+            best: Routing(vec![None; inst.flows.len()]),
+            best_value: Value::Cost(f64::INFINITY),
+            nodes: 0,
+            budget: node_budget,
+            exhausted: false,
+            ceiling: None,
+            nic_share: nic_share(inst),
+            count: None,
+            best_profile: None,
+            stopped: false,
+            stack: Vec::new(),
+            cursor: Cursor::Enter,
+        };
+        let prelude = if matches!(objective, Objective::FlowLex | Objective::JobLex) {
+            // The least possible max load, proven, gives the flow-lex optimum's least rate.
+            Some(Box::new(ExactRun::new(
+                inst,
+                Objective::MinMaxLinkLoad,
+                node_budget.clamp(1, 200_000),
+            )))
+        } else {
+            search.seed(inst);
+            None
+        };
+        ExactRun {
+            search,
+            prelude,
+            delegate: None,
         }
-        if least.proven {
-            let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
-            let count = CountBound::new(inst, k);
-            if objective == Objective::FlowLex {
-                search.count = count;
-            } else if count.is_some_and(|cb| cb.every_job_at_z1(inst)) {
-                // Every job's bottleneck is z1 in every routing that reaches z1: no job vector
-                // beats the flow-lex optimum's, and job-lex breaks the tie by flow-lex.
-                return optimize_watched(inst, Objective::FlowLex, node_budget, search.watch);
+    }
+
+    /// Search until the end (true) or until `watch` says to pause (false); call again to resume.
+    pub fn advance(&mut self, inst: &Instance, watch: &mut dyn FnMut(u64) -> bool) -> bool {
+        if let Some(d) = &mut self.delegate {
+            return d.advance(inst, watch);
+        }
+        if let Some(p) = &mut self.prelude {
+            if !p.advance(inst, watch) {
+                return false;
             }
+            let least = self.prelude.take().map(|p| p.optimum(inst));
+            if let Some(least) = least.filter(|l| l.proven) {
+                let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
+                let count = CountBound::new(inst, k);
+                if self.search.objective == Objective::FlowLex {
+                    self.search.count = count;
+                } else if count.is_some_and(|cb| cb.every_job_at_z1(inst)) {
+                    // Every job's bottleneck is z1 in every routing that reaches z1: no job
+                    // vector beats the flow-lex optimum's, and job-lex breaks the tie by flow-lex.
+                    let d = self.delegate.insert(Box::new(ExactRun::new(
+                        inst,
+                        Objective::FlowLex,
+                        self.search.budget,
+                    )));
+                    return d.advance(inst, watch);
+                }
+            }
+            self.search.seed(inst);
+        }
+        self.search.run(inst, watch)
+    }
+
+    /// Stop where it is: the result is the best routing found, not proven unless a bound proves
+    /// it, with `stopped` set.
+    pub fn stop(&mut self, inst: &Instance) {
+        if let Some(d) = &mut self.delegate {
+            return d.stop(inst);
+        }
+        if self.prelude.take().is_some() {
+            self.search.seed(inst);
+        }
+        self.search.stopped = true;
+        self.search.exhausted = true;
+        self.search.end();
+    }
+
+    /// Nodes explored so far (by the main search).
+    pub fn nodes(&self) -> u64 {
+        match &self.delegate {
+            Some(d) => d.nodes(),
+            None => self.search.nodes,
         }
     }
-    // Seed with the heuristics.
-    let mut first = true;
-    for r in [greedy(inst), greedy_capacity_aware(inst), ecmp(inst)] {
-        let v = search.value(&r);
-        if first || v.cmp(&search.best_value) == Ordering::Greater {
-            search.set_best(r, v);
-            first = false;
-        }
+
+    /// The node budget of the main search.
+    pub fn budget(&self) -> u64 {
+        self.search.budget
     }
-    let bound = root_bound(inst, objective, &cap);
-    // A bound the incumbent meets ends the search at once.
-    // For the lexicographic objectives: the value of the NIC-only allocation (no routing beats it;
-    // a routing that reaches it is optimal).
-    search.ceiling = match objective {
-        Objective::FlowLex | Objective::JobLex => {
-            let nic_only = Routing(vec![None; inst.flows.len()]);
-            Some(search.value(&nic_only))
+
+    /// The result so far (final once [`ExactRun::advance`] has returned true or after
+    /// [`ExactRun::stop`]).
+    pub fn optimum(self, inst: &Instance) -> Optimum {
+        match self.delegate {
+            Some(d) => d.optimum(inst),
+            None => self.search.optimum(inst),
         }
-        _ => Some(Value::Cost(bound)),
-    };
-    if !search.stopped {
-        search.dfs(0);
-    }
-    let reached = search
-        .ceiling
-        .as_ref()
-        .is_some_and(|c| search.best_value.cmp(c) != Ordering::Less);
-    let proven = reached || search.counted_optimal() || !search.exhausted;
-    let value_bound = match (&search.best_value, proven) {
-        (Value::Lex(_, x), true) => x.first().copied().unwrap_or(f64::INFINITY),
-        (Value::Cost(c), true) => *c,
-        // With the counting bound, the least rate is proven to be at most z1.
-        (_, false) => search.count.as_ref().map_or(bound, |cb| bound.min(cb.z1)),
-    };
-    Optimum {
-        routing: search.best,
-        proven,
-        bound: value_bound,
-        nodes: search.nodes,
-        stopped: search.stopped,
     }
 }
 
@@ -693,6 +851,55 @@ mod tests {
             .zip(&inst.flows)
             .all(|(s, f)| s.is_some() == f.inter_tor()));
         assert!(opt.bound > 0.0);
+    }
+
+    #[test]
+    fn a_search_paused_at_every_watch_and_resumed_equals_one_uninterrupted_search() {
+        use crate::routing::generate::{generate, Placement};
+        let objectives = [
+            Objective::FlowLex,
+            Objective::JobLex,
+            Objective::MinMaxLinkLoad,
+            Objective::MinMaxNormalizedLoad,
+            Objective::MinMakespan,
+        ];
+        let mut pauses = 0;
+        // Placements whose searches end proven after hundreds of nodes, or run out of budget.
+        let cases = [
+            (6, 4, 3, 3, 4, 3, 1),
+            (6, 6, 3, 4, 3, 3, 3),
+            (5, 4, 3, 3, 3, 3, 2),
+            (6, 6, 3, 4, 3, 1, 2),
+            (8, 8, 4, 3, 4, 3, 1),
+        ];
+        for (tors, hosts_per_tor, spines, jobs, ring_size, failed_links, seed) in cases {
+            let p = Placement {
+                tors,
+                hosts_per_tor,
+                spines,
+                jobs,
+                ring_size,
+                failed_links,
+                seed,
+                ..Placement::default()
+            };
+            let inst = generate(&p).unwrap().instance().unwrap();
+            for objective in objectives {
+                let whole = optimize(&inst, objective, 1_500);
+                let mut run = ExactRun::new(&inst, objective, 1_500);
+                let mut seen = Vec::new();
+                while !run.advance(&inst, &mut |n| {
+                    seen.push(n);
+                    false
+                }) {
+                    pauses += 1;
+                    assert!(run.nodes() <= run.budget());
+                }
+                assert_eq!(run.optimum(&inst), whole, "{p:?}, {objective:?}");
+            }
+        }
+        // The searches were long enough to pause, many times.
+        assert!(pauses > 200, "{pauses}");
     }
 
     fn all_routings(inst: &Instance) -> Vec<Routing> {
@@ -773,7 +980,6 @@ mod tests {
                 let opt = optimize(&inst, objective, 10_000_000);
                 assert!(opt.proven, "seed {seed} {objective:?}");
                 let probe = Search {
-                    inst: &inst,
                     objective,
                     order: Vec::new(),
                     class_prev: Vec::new(),
@@ -791,21 +997,22 @@ mod tests {
                     nic_share: 0.0,
                     count: None,
                     best_profile: None,
-                    watch: &mut |_| true,
                     stopped: false,
+                    stack: Vec::new(),
+                    cursor: Cursor::Done,
                 };
                 let best = all
                     .iter()
-                    .map(|r| probe.value(r))
+                    .map(|r| probe.value(&inst, r))
                     .max_by(|a, b| a.cmp(b))
                     .unwrap();
-                let ours = probe.value(&opt.routing);
+                let ours = probe.value(&inst, &opt.routing);
                 assert_eq!(
                     ours.cmp(&best),
                     Ordering::Equal,
                     "seed {seed} {objective:?}: {ours:?} vs {best:?}"
                 );
-                if probe.value(&greedy(&inst)).cmp(&best) == Ordering::Less {
+                if probe.value(&inst, &greedy(&inst)).cmp(&best) == Ordering::Less {
                     improved += 1;
                 }
             }

@@ -5,7 +5,7 @@
 
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
 use super::coupling::{efficiency_of, EtaBasis};
-use super::exact::{optimize, Objective};
+use super::exact::{ExactRun, Objective};
 use super::generate::{generate, Placement};
 use super::metrics::{measure, Metrics};
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
@@ -91,10 +91,11 @@ pub struct RouteLink {
     pub algorithm: usize,
 }
 
-/// The largest setup the Routing view studies: its study (four routings, the fluid simulation
-/// and a sweep over every number of failed spines) runs on the page, so it is kept to what takes
-/// a frame or a few (8 ToRs x 8 hosts x 4 spines: about 10 ms natively; 16 x 16 x 8: about
-/// 110 ms; the paper's 64 x 32 x 32 takes 4 minutes). Larger fabrics go through the command line.
+/// The largest setup the Routing view studies. Its study (four routings, the fluid simulation and
+/// a sweep over every number of failed spines) runs on the page a slice per animation frame
+/// ([`RouteStudyRun`]), so the page stays responsive, but its total is kept to about a second
+/// (8 ToRs x 8 hosts x 4 spines: about 7 ms natively; 16 x 16 x 8: about 0.95 s; the paper's
+/// 64 x 32 x 32 takes 4 minutes). Larger fabrics go through the command line.
 pub const VIEW_MAX_HOSTS: u64 = 256;
 /// See [`VIEW_MAX_HOSTS`].
 pub const VIEW_MAX_SPINES: u64 = 8;
@@ -201,57 +202,246 @@ pub struct RouteStudy {
 /// `proven: false`).
 pub const VIEW_NODE_BUDGET: u64 = 20_000;
 
-/// Route `setup` every way the view compares.
+/// Route `setup` every way the view compares, at once.
 pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
-    setup.check_view_limits()?;
-    let scenario = setup.scenario()?;
-    let instance = scenario.instance().map_err(|e| e.to_string())?;
-    let inst = &instance;
-    let mut routed: Vec<Routed> = [
-        ("ECMP", ecmp(inst)),
-        ("greedy", greedy(inst)),
-        ("greedy (capacity-aware)", greedy_capacity_aware(inst)),
-    ]
-    .into_iter()
-    .map(|(name, r)| Routed::new(name, measure(inst, &r), None))
-    .collect();
-    let opt = optimize(inst, Objective::MinMakespan, VIEW_NODE_BUDGET);
-    routed.push(Routed::new(
-        "optimal (min makespan)",
-        measure(inst, &opt.routing),
-        Some(opt.proven),
-    ));
-    let mut failures = FailureCurve {
-        failed: Vec::new(),
-        ecmp_s: Vec::new(),
-        greedy_s: Vec::new(),
-        optimal_s: Vec::new(),
-        optimal_proven: Vec::new(),
-    };
-    for f in 0..setup.placement.spines {
-        let mut s = setup.clone();
-        s.placement.failed_spines = f;
-        let Ok(sc) = s.scenario() else { break };
-        let Ok(i) = sc.instance() else { break };
-        failures.failed.push(f);
-        failures
-            .ecmp_s
-            .push(measure(&i, &ecmp(&i)).makespan_static_s);
-        failures
-            .greedy_s
-            .push(measure(&i, &greedy(&i)).makespan_static_s);
-        let best = optimize(&i, Objective::MinMakespan, VIEW_NODE_BUDGET / 4);
-        failures
-            .optimal_s
-            .push(measure(&i, &best.routing).makespan_static_s);
-        failures.optimal_proven.push(best.proven);
+    let mut run = RouteStudyRun::new(setup)?;
+    while !run.step(u64::MAX) {}
+    Ok(run.finish())
+}
+
+/// Nodes of the optimizer's search per point of the failure sweep.
+const SWEEP_NODE_BUDGET: u64 = VIEW_NODE_BUDGET / 4;
+
+/// The heuristics the study routes with, in the order the view lists them.
+const HEURISTICS: [&str; 3] = ["ECMP", "greedy", "greedy (capacity-aware)"];
+
+/// What a [`RouteStudyRun`] does next.
+enum Stage {
+    /// Route and measure the heuristic `HEURISTICS[i]`.
+    Heuristic(usize),
+    /// The exact search for the least static makespan.
+    Optimal(Box<ExactRun>),
+    /// The failure sweep at `failed` failed spines: ECMP, then greedy, then the optimizer.
+    Sweep {
+        failed: u32,
+        instance: Box<Instance>,
+        part: SweepPart,
+    },
+    Done,
+}
+
+enum SweepPart {
+    Ecmp,
+    Greedy,
+    Optimal(Box<ExactRun>),
+}
+
+/// How far a [`RouteStudyRun`] is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyProgress {
+    /// From 0 to 1.
+    pub fraction: f64,
+    /// What it is doing, in words.
+    pub doing: String,
+}
+
+/// A routing study computed a piece at a time: [`RouteStudyRun::step`] does one heuristic, one
+/// point of the failure sweep's heuristics, or a slice of an exact search, so the app can spread
+/// the study over animation frames with a progress bar and drop it to cancel. The pieces give the
+/// same study as [`route_study`].
+pub struct RouteStudyRun {
+    setup: RouteSetup,
+    scenario: RouteScenario,
+    instance: Instance,
+    routed: Vec<Routed>,
+    failures: FailureCurve,
+    stage: Stage,
+}
+
+impl RouteStudyRun {
+    /// Check the view's limits and build the fabric; nothing is routed yet.
+    pub fn new(setup: &RouteSetup) -> Result<RouteStudyRun, String> {
+        setup.check_view_limits()?;
+        let scenario = setup.scenario()?;
+        let instance = scenario.instance().map_err(|e| e.to_string())?;
+        Ok(RouteStudyRun {
+            setup: setup.clone(),
+            scenario,
+            instance,
+            routed: Vec::new(),
+            failures: FailureCurve {
+                failed: Vec::new(),
+                ecmp_s: Vec::new(),
+                greedy_s: Vec::new(),
+                optimal_s: Vec::new(),
+                optimal_proven: Vec::new(),
+            },
+            stage: Stage::Heuristic(0),
+        })
     }
-    Ok(RouteStudy {
-        scenario,
-        instance,
-        routed,
-        failures,
-    })
+
+    /// Do the next piece, exploring at most about `nodes` nodes if it is an exact search (at
+    /// least [`super::exact::WATCH_EVERY`]). True when the study is complete.
+    pub fn step(&mut self, nodes: u64) -> bool {
+        let inst = &self.instance;
+        self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Heuristic(i) => {
+                let r = match i {
+                    0 => ecmp(inst),
+                    1 => greedy(inst),
+                    _ => greedy_capacity_aware(inst),
+                };
+                self.routed
+                    .push(Routed::new(HEURISTICS[i], measure(inst, &r), None));
+                if i + 1 < HEURISTICS.len() {
+                    Stage::Heuristic(i + 1)
+                } else {
+                    Stage::Optimal(Box::new(ExactRun::new(
+                        inst,
+                        Objective::MinMakespan,
+                        VIEW_NODE_BUDGET,
+                    )))
+                }
+            }
+            Stage::Optimal(mut run) => {
+                if advance(&mut run, inst, nodes) {
+                    let opt = run.optimum(inst);
+                    self.routed.push(Routed::new(
+                        "optimal (min makespan)",
+                        measure(inst, &opt.routing),
+                        Some(opt.proven),
+                    ));
+                    self.sweep_at(0)
+                } else {
+                    Stage::Optimal(run)
+                }
+            }
+            Stage::Sweep {
+                failed,
+                instance,
+                part,
+            } => {
+                let i = &*instance;
+                let curve = &mut self.failures;
+                match part {
+                    SweepPart::Ecmp => {
+                        curve.failed.push(failed);
+                        curve.ecmp_s.push(measure(i, &ecmp(i)).makespan_static_s);
+                        Stage::Sweep {
+                            failed,
+                            instance,
+                            part: SweepPart::Greedy,
+                        }
+                    }
+                    SweepPart::Greedy => {
+                        curve
+                            .greedy_s
+                            .push(measure(i, &greedy(i)).makespan_static_s);
+                        let run = ExactRun::new(i, Objective::MinMakespan, SWEEP_NODE_BUDGET);
+                        Stage::Sweep {
+                            failed,
+                            instance,
+                            part: SweepPart::Optimal(Box::new(run)),
+                        }
+                    }
+                    SweepPart::Optimal(mut run) => {
+                        if advance(&mut run, i, nodes) {
+                            let best = run.optimum(i);
+                            curve
+                                .optimal_s
+                                .push(measure(i, &best.routing).makespan_static_s);
+                            curve.optimal_proven.push(best.proven);
+                            self.sweep_at(failed + 1)
+                        } else {
+                            Stage::Sweep {
+                                failed,
+                                instance,
+                                part: SweepPart::Optimal(run),
+                            }
+                        }
+                    }
+                }
+            }
+            Stage::Done => Stage::Done,
+        };
+        matches!(self.stage, Stage::Done)
+    }
+
+    /// The sweep's point at `failed` failed spines, or the end when the fabric has no such point
+    /// (every spine failed, or a placement that no longer fits).
+    fn sweep_at(&self, failed: u32) -> Stage {
+        if failed >= self.setup.placement.spines {
+            return Stage::Done;
+        }
+        let mut s = self.setup.clone();
+        s.placement.failed_spines = failed;
+        match s
+            .scenario()
+            .and_then(|sc| sc.instance().map_err(|e| e.to_string()))
+        {
+            Ok(i) => Stage::Sweep {
+                failed,
+                instance: Box::new(i),
+                part: SweepPart::Ecmp,
+            },
+            Err(_) => Stage::Done,
+        }
+    }
+
+    /// How far the study is: each heuristic, each exact search (by its nodes against its budget)
+    /// and each point of the sweep's heuristics count as one piece.
+    pub fn progress(&self) -> StudyProgress {
+        let spines = f64::from(self.setup.placement.spines);
+        let total = HEURISTICS.len() as f64 + 1.0 + 3.0 * spines;
+        let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
+        let (done, doing) = match &self.stage {
+            Stage::Heuristic(i) => (*i as f64, format!("routing with {}", HEURISTICS[*i])),
+            Stage::Optimal(run) => (
+                HEURISTICS.len() as f64 + searched(run),
+                format!(
+                    "searching for the least makespan ({} of at most {} nodes)",
+                    run.nodes(),
+                    run.budget()
+                ),
+            ),
+            Stage::Sweep { failed, part, .. } => {
+                let base = HEURISTICS.len() as f64 + 1.0 + 3.0 * f64::from(*failed);
+                let within = match part {
+                    SweepPart::Ecmp => 0.0,
+                    SweepPart::Greedy => 1.0,
+                    SweepPart::Optimal(run) => 2.0 + searched(run),
+                };
+                (
+                    base + within,
+                    format!(
+                        "failure sweep: {failed} of {} spines failed",
+                        self.setup.placement.spines
+                    ),
+                )
+            }
+            Stage::Done => (total, "done".to_string()),
+        };
+        StudyProgress {
+            fraction: (done / total).clamp(0.0, 1.0),
+            doing,
+        }
+    }
+
+    /// The study (complete once [`RouteStudyRun::step`] has returned true).
+    pub fn finish(self) -> RouteStudy {
+        RouteStudy {
+            scenario: self.scenario,
+            instance: self.instance,
+            routed: self.routed,
+            failures: self.failures,
+        }
+    }
+}
+
+/// Advance `run` by about `nodes` nodes; true when its search is over.
+fn advance(run: &mut ExactRun, inst: &Instance, nodes: u64) -> bool {
+    let stop_at = run.nodes().saturating_add(nodes);
+    run.advance(inst, &mut |n| n < stop_at)
 }
 
 #[cfg(test)]
@@ -284,6 +474,41 @@ mod tests {
         setup.placement.tors = 16;
         setup.placement.hosts_per_tor = 16;
         assert!(route_study(&setup).is_ok());
+    }
+
+    #[test]
+    fn a_study_in_small_pieces_equals_the_study_at_once_and_reports_its_progress() {
+        let mut wide = RoutePreset::ThreeJobs.setup();
+        // 628 nodes to prove its least makespan.
+        wide.placement.tors = 16;
+        let mut setups: Vec<RouteSetup> = RoutePreset::ALL.iter().map(|p| p.setup()).collect();
+        setups.push(wide);
+        let mut searched = 0;
+        for setup in setups {
+            let whole = route_study(&setup).unwrap();
+            let mut run = RouteStudyRun::new(&setup).unwrap();
+            let mut last = run.progress();
+            assert_eq!(last.fraction, 0.0);
+            let mut steps = 0;
+            while !run.step(64) {
+                steps += 1;
+                let p = run.progress();
+                assert!(
+                    p.fraction >= last.fraction && p.fraction <= 1.0,
+                    "{p:?} after {last:?}"
+                );
+                if p.doing.starts_with("searching") && last.doing.starts_with("searching") {
+                    searched += 1;
+                }
+                last = p;
+            }
+            assert_eq!(run.progress().fraction, 1.0);
+            // Three heuristics, the search, and three pieces per point of the sweep at least.
+            assert!(steps >= 3 + 3 * whole.failures.failed.len(), "{steps}");
+            assert!(run.finish() == whole, "{setup:?}");
+        }
+        // Some search took several slices.
+        assert!(searched >= 5, "{searched}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod network_import;
 mod network_panel;
 mod plot_canvas;
 mod results_panel;
+mod route_runner;
 mod routing_view;
 mod shape_drawing;
 mod shapes_view;

@@ -4,6 +4,7 @@
 //! `routing::study`; this view holds the form and draws.
 
 use super::browser;
+use super::route_runner::RouteRunner;
 use super::studio::Studio;
 use crate::charts::dyn_backend::DynBackend;
 use crate::charts::route_cdf::draw_rate_cdf;
@@ -13,7 +14,7 @@ use crate::format::duration_ns;
 use crate::format::usd;
 use crate::optimize::study::Study;
 use crate::routing::coupling::savings_usd;
-use crate::routing::study::{route_study, RoutePreset, RouteSetup, RouteStudy};
+use crate::routing::study::{RoutePreset, RouteSetup, RouteStudy};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
@@ -129,19 +130,17 @@ pub fn RoutingView(
     let setup = Memo::new(move |_| studio.route.with(|r| r.setup.clone()));
     let algorithm = Memo::new(move |_| studio.route.with(|r| r.algorithm));
     let layout = studio.layout;
-    let outcome = Memo::new(move |_| {
-        let t0 = browser::now_ms();
-        let r = setup.with(route_study).map(Arc::new);
-        // How long the whole study took, shown beside the results.
-        let ms = browser::now_ms() - t0;
-        (r, ms)
-    });
-    let study = Memo::new(
-        move |prev: Option<&Option<Arc<RouteStudy>>>| match outcome.get().0 {
-            Ok(s) => Some(s),
-            Err(_) => prev.cloned().flatten(),
-        },
-    );
+    let runner = RouteRunner::new();
+    // Every new setup is studied across animation frames; leaving the view drops the run.
+    Effect::new(move |_| setup.with(|s| runner.start(s)));
+    on_cleanup(move || runner.abandon());
+    let study = Memo::new(move |_| runner.study.get());
+    // The study shown is not the current setup's while one runs, after a cancel or with errors.
+    let stale = move || {
+        runner.progress.with(Option::is_some)
+            || runner.cancelled.get()
+            || runner.error.with(Option::is_some)
+    };
     let number = move |label: &'static str,
                        testid: &'static str,
                        get: fn(&RouteSetup) -> u32,
@@ -167,9 +166,8 @@ pub fn RoutingView(
         }
     };
     let chosen = move || {
-        outcome.with(|o| {
-            o.0.as_ref()
-                .ok()
+        study.with(|s| {
+            s.as_ref()
                 .and_then(|s| s.routed.get(algorithm.get()).cloned())
         })
     };
@@ -231,8 +229,27 @@ pub fn RoutingView(
                     </select>
                 </label>
             </div>
-            {move || outcome.with(|o| o.0.as_ref().err().map(|e| view! { <p class="error" role="alert" data-testid="route-error">{e.clone()}</p> }))}
-            <dl class="metrics">
+            {move || runner.error.get().map(|e| view! { <p class="error" role="alert" data-testid="route-error">{e}</p> })}
+            <Show when=move || runner.progress.with(Option::is_some)>
+                <div class="progress" aria-live="polite">
+                    <progress
+                        data-testid="route-progress"
+                        max="1"
+                        value=move || runner.progress.with(|p| p.as_ref().map_or(0.0, |p| p.fraction))
+                    ></progress>
+                    <span>{move || runner.progress.with(|p| p.as_ref().map(|p| format!("{}…", p.doing)))}</span>
+                    <button type="button" data-testid="route-cancel" on:click=move |_| runner.cancel()>"Cancel"</button>
+                </div>
+            </Show>
+            <Show when=move || runner.cancelled.get()>
+                <p class="stale-note" data-testid="route-cancelled">
+                    "Cancelled: the results below are those of the last complete study. "
+                    <button type="button" data-testid="route-again" on:click=move |_| setup.with_untracked(|s| runner.start(s))>
+                        "Route this setup"
+                    </button>
+                </p>
+            </Show>
+            <dl class="metrics" class:stale=stale>
                 <div class="metric">
                     <dt>"Least flow rate"</dt>
                     <dd data-testid="route-min-rate" data-value=move || chosen().map(|r| r.metrics.min_flow_rate_gbps.to_string()).unwrap_or_default()>
@@ -259,10 +276,10 @@ pub fn RoutingView(
                 </div>
                 <div class="metric">
                     <dt>"Routing time"</dt>
-                    <dd data-testid="route-ms" data-value=move || outcome.with(|o| o.1.to_string())>
-                        {move || outcome.with(|o| format!("{:.1} ms", o.1))}
+                    <dd data-testid="route-ms" data-value=move || runner.compute_ms.get().map(|v| v.to_string()).unwrap_or_default()>
+                        {move || runner.compute_ms.get().map_or("…".into(), |v| format!("{v:.1} ms"))}
                     </dd>
-                    <dd class="hint">"all four algorithms, rates, fluid simulation and the failure sweep"</dd>
+                    <dd class="hint">"all four algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
                 </div>
             </dl>
             {move || {
@@ -270,7 +287,7 @@ pub fn RoutingView(
                 let routed = study.get()?;
                 savings(&design, &routed)
             }}
-            <div class="charts">
+            <div class="charts" class:stale=stale>
                 <RouteCanvas study which=algorithm kind=0 testid="chart-route-loads" label="Flows per ToR-spine link, up and down" />
                 <RouteCanvas study which=algorithm kind=1 testid="chart-route-compare" label="Least flow rate and makespan per algorithm" />
                 <RouteCanvas study which=algorithm kind=3 testid="chart-route-rates" label="Distribution of flow rates per algorithm" />

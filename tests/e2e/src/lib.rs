@@ -334,6 +334,30 @@ impl Browser {
             .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
+    /// Start recording the page's long tasks and long animation frames (over 50 ms, as
+    /// Chromium's observers report them) from now on.
+    pub async fn watch_long_tasks(&self) {
+        self.js("window.__longTasks = [];
+             if (!window.__longTaskObserver) {
+               window.__longTaskObserver = new PerformanceObserver(list => {
+                 for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+               });
+               window.__longTaskObserver.observe({ type: 'longtask' });
+               // Animation frames over 50 ms too: work in requestAnimationFrame callbacks.
+               window.__longTaskObserver.observe({ type: 'long-animation-frame' });
+             }
+             return true;")
+            .await;
+    }
+
+    /// The durations (ms) of the long tasks and frames seen since [`Browser::watch_long_tasks`].
+    pub async fn long_tasks(&self) -> Vec<f64> {
+        let v = self.js("return window.__longTasks || [];").await;
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default()
+    }
+
     /// Pixels of the canvas `id` that are not (near) white, and its size in device pixels.
     pub async fn canvas_ink(&self, id: &str) -> (u64, u64, u64) {
         let script = format!(

@@ -134,6 +134,14 @@ pub async fn read_picked(input: &web_sys::HtmlInputElement) -> Result<(String, S
         .files()
         .and_then(|f| f.get(0))
         .ok_or("no file was picked")?;
+    // Checked before the file is read whole (a disc image picked by mistake would freeze the tab).
+    crate::limits::at_most(
+        "the file",
+        "bytes (use the command line for larger inputs)",
+        file.size() as u64,
+        crate::limits::MAX_INPUT_BYTES,
+    )
+    .map_err(|e| e.to_string())?;
     let content = JsFuture::from(file.text()).await.map_err(text)?;
     Ok((file.name(), content.as_string().unwrap_or_default()))
 }

@@ -587,6 +587,39 @@ fn libra_yaml_networks_and_scenario_json_files_are_imported() {
         let e = b.text("error-banner").await;
         assert!(e.contains("is not a libra-studio scenario"), "{e}");
         shows(&b, &native(&sc)).await;
+        // Lists nested 100,000 deep in a field: read without recursion (no stack overflow), and
+        // the truncated file is named as such.
+        std::fs::write(
+            &path,
+            format!("{{\"name\": \"x\", \"pad\": {}", "[".repeat(100_000)),
+        )
+        .unwrap();
+        b.wait_testid("import-json")
+            .await
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        b.wait_js(
+            "the nesting error",
+            "return document.querySelector('[data-testid=error-banner]').textContent.includes('EOF while parsing a list at line 1 column 100021');",
+        )
+        .await;
+        // A file over 256 MiB (sparse, so cheap) is refused before it is read.
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(libra_studio::limits::MAX_INPUT_BYTES + 1)
+            .unwrap();
+        drop(big);
+        b.wait_testid("import-json")
+            .await
+            .send_keys(path.to_str().unwrap())
+            .await
+            .unwrap();
+        b.wait_js(
+            "the size error",
+            "return document.querySelector('[data-testid=error-banner]').textContent.includes('268435457 is more than the limit of 268435456 bytes');",
+        )
+        .await;
+        shows(&b, &native(&sc)).await;
         std::fs::remove_file(&path).unwrap();
         b.assert_no_errors().await;
         b.close().await;

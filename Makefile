@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: setup serve test native clippy wasm size e2e fmt
+.PHONY: setup serve dist test native clippy size e2e fmt
 
 setup:
 	@scripts/setup
@@ -13,7 +13,7 @@ serve: setup
 
 ## Every test: formatting, native tests, clippy (native and wasm) with warnings denied,
 ## the release wasm build and its size budget, and the headless-Chromium tests.
-test: setup fmt native clippy wasm size e2e
+test: setup fmt native clippy dist size e2e
 
 fmt:
 	cargo fmt --all -- --check
@@ -26,8 +26,10 @@ clippy:
 	cargo clippy -p e2e --all-targets -- -D warnings
 	cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
 
-wasm:
-	trunk build --release
+## The release bundle in dist/: static files with relative URLs, to copy to the root of any static
+## host or under any sub-path (README "Publish").
+dist: setup
+	trunk build --release --public-url ./
 
 size:
 	@scripts/wasm-size

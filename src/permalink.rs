@@ -62,6 +62,47 @@ pub enum PermalinkError {
     TooLargeForLink { bytes: usize },
 }
 
+/// A base URL that cannot carry a link.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BaseUrlError {
+    #[error("the base URL must start with http:// or https:// (got \"{0}\")")]
+    Scheme(String),
+    #[error("the base URL has no host (got \"{0}\")")]
+    NoHost(String),
+    #[error(
+        "the base URL already has a fragment ('#'): give the page's address only (got \"{0}\")"
+    )]
+    Fragment(String),
+    #[error("the base URL has a space or a control character (got {0:?})")]
+    Space(String),
+}
+
+/// The whole link: the address the app is published at (`https://host/path/`) and the fragment.
+/// A bare host gets its `/`; any other address is kept as given (a sub-path without its final
+/// `/` is redirected by static hosts, and the fragment survives the redirect).
+pub fn full_link(base_url: &str, fragment: &str) -> Result<String, BaseUrlError> {
+    let given = || base_url.to_string();
+    let rest = base_url
+        .strip_prefix("https://")
+        .or_else(|| base_url.strip_prefix("http://"))
+        .ok_or_else(|| BaseUrlError::Scheme(given()))?;
+    if base_url.contains('#') {
+        return Err(BaseUrlError::Fragment(given()));
+    }
+    if base_url
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(BaseUrlError::Space(given()));
+    }
+    let host = rest.split(['/', '?']).next().unwrap_or("");
+    if host.is_empty() {
+        return Err(BaseUrlError::NoHost(given()));
+    }
+    let slash = if rest.len() == host.len() { "/" } else { "" };
+    Ok(format!("{base_url}{slash}{fragment}"))
+}
+
 /// Split a fragment (with or without its leading `#`) into its version and payload.
 pub fn split_fragment(fragment: &str) -> Result<(u32, &str), PermalinkError> {
     let body = fragment.strip_prefix('#').unwrap_or(fragment);

@@ -26,7 +26,8 @@ Commands:
              --node-budget N (default 10,000,000), --time-limit S (default 5 s; progress on stderr)
   route-scenario  a generated routing scenario: --tors --spines --hosts-per-tor --jobs --ring-size
              --failed-spines --failed-links --seed --chunk-bytes
-  permalink  the URL fragment (#v1=...) that opens a scenario in the app; --decode LINK reverses it
+  permalink  the URL fragment (#v1=...) that opens a scenario in the app; --base-url URL prints
+             the whole link URL#v1=... (URL: where the app is published); --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
 
 Scenario input (evaluate, scenario, optimize, pareto, permalink), either

@@ -10,7 +10,7 @@ use crate::permalink;
 pub fn permalink(args: &[String]) -> Result<String, Failure> {
     let valued: Vec<&str> = SCENARIO_OPTIONS
         .iter()
-        .chain(&["decode"])
+        .chain(&["decode", "base-url"])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &SCENARIO_FLAGS)?;
@@ -19,9 +19,16 @@ pub fn permalink(args: &[String]) -> Result<String, Failure> {
         let sc = permalink::decode(fragment).map_err(Failure::input)?;
         return Ok(sc.to_json());
     }
+    let base = args.one("base-url")?;
     let sc = inputs::scenario(&args)?;
     // Never a link that would not open: a scenario too large for one is an error.
-    permalink::encode_link(&sc, &crate::view::LinkState::default()).map_err(Failure::input)
+    let fragment =
+        permalink::encode_link(&sc, &crate::view::LinkState::default()).map_err(Failure::input)?;
+    match base {
+        Some(base) => permalink::full_link(base, &fragment)
+            .map_err(|e| Failure::Usage(format!("--base-url: {e}"))),
+        None => Ok(fragment),
+    }
 }
 
 #[cfg(test)]
@@ -47,6 +54,35 @@ mod tests {
             crate::model::scenario::Scenario::from_json(&out).unwrap(),
             sc
         );
+        // The whole link, for other people: the published address and the fragment.
+        let scenario = path.to_str().unwrap();
+        for (base, want) in [
+            (
+                "https://example.org/libra-studio/",
+                "https://example.org/libra-studio/#v1=",
+            ),
+            ("https://example.org", "https://example.org/#v1="),
+            (
+                "http://10.0.0.2:8080/x/index.html",
+                "http://10.0.0.2:8080/x/index.html#v1=",
+            ),
+        ] {
+            let (code, out, err) =
+                run_with(&["permalink", "--scenario", scenario, "--base-url", base]);
+            assert_eq!(code, 0, "{err}");
+            assert_eq!(out.trim(), format!("{}{}", want, &link[4..]));
+        }
+        for (base, says) in [
+            ("example.org", "must start with http:// or https://"),
+            ("https:///x", "has no host"),
+            ("https://h/#v1=x", "already has a fragment"),
+            ("https://h/a b", "a space"),
+        ] {
+            let (code, out, err) =
+                run_with(&["permalink", "--scenario", scenario, "--base-url", base]);
+            assert_eq!(code, 2, "{base}: {out}");
+            assert!(err.contains(says) && err.contains("--base-url"), "{err}");
+        }
         let (code, _, err) = run_with(&["permalink", "--decode", "#v1=garbage!"]);
         assert_eq!(code, 2);
         assert!(err.contains("'!' at position 7"), "{err}");

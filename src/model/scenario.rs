@@ -60,6 +60,9 @@ pub enum Objective {
     Cost { time_target_ns: f64 },
 }
 
+/// The longest page title before " - libra-studio" (names from links can be long).
+pub const TITLE_CHARS: usize = 120;
+
 /// A whole design problem.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -164,6 +167,28 @@ impl Evaluation {
 }
 
 impl Scenario {
+    /// The page's title: the workloads on the network's shape, e.g. "GPT_3 on Ring 4 ×
+    /// FullyConnected 8 × Ring 4 × Switch 32 - libra-studio" (at most 3 workloads named, and
+    /// at most [`TITLE_CHARS`] characters before the app's name).
+    pub fn title(&self) -> String {
+        let names: Vec<&str> = self
+            .workloads
+            .iter()
+            .take(3)
+            .map(|w| w.name.as_str())
+            .collect();
+        let what = match self.workloads.len() {
+            0 => self.name.clone(),
+            1..=3 => names.join(", "),
+            n => format!("{} and {} more", names.join(", "), n - 3),
+        };
+        let mut text = format!("{what} on {}", self.network.shape_label());
+        if text.chars().count() > TITLE_CHARS {
+            text = text.chars().take(TITLE_CHARS - 1).collect::<String>() + "…";
+        }
+        format!("{text} - libra-studio")
+    }
+
     /// A scenario of one workload (weight 1) with no constraints, minimizing time, LIBRA-compatible.
     pub fn single(
         name: impl Into<String>,
@@ -306,6 +331,26 @@ impl Scenario {
 mod tests {
     use super::*;
     use crate::presets::{self, LibraNetwork, LibraWorkload};
+
+    #[test]
+    fn the_title_names_the_workloads_and_the_shape_within_its_length() {
+        let mut sc = presets::libra_scenario(LibraWorkload::Gpt3, LibraNetwork::D4);
+        assert_eq!(
+            sc.title(),
+            "GPT_3 on Ring 4 × FullyConnected 8 × Ring 4 × Switch 32 - libra-studio"
+        );
+        let w = sc.workloads[0].clone();
+        sc.workloads = vec![w; 5];
+        assert!(sc
+            .title()
+            .starts_with("GPT_3, GPT_3, GPT_3 and 2 more on Ring 4"));
+        sc.workloads[0].name = "x".repeat(1_000);
+        let t = sc.title();
+        assert_eq!(t.chars().count(), TITLE_CHARS + " - libra-studio".len());
+        assert!(t.ends_with("… - libra-studio"));
+        sc.workloads.clear();
+        assert!(sc.title().starts_with(&format!("{} on Ring 4", sc.name)));
+    }
 
     #[test]
     fn weighted_workloads_add_up() {

@@ -107,6 +107,12 @@ fn sync_url_and_storage(studio: Studio) {
 fn App() -> impl IntoView {
     let studio = Studio::new();
     sync_url_and_storage(studio);
+    // The tab, the history and a shared link's preview name the scenario (the last valid one).
+    Effect::new(move |_| {
+        if let Some(title) = studio.parsed.with(|p| p.as_ref().ok().map(|sc| sc.title())) {
+            document().set_title(&title);
+        }
+    });
     let view = studio.view;
     let showing = move |v: View| Memo::new(move |_| view.get() == v);
     let (routing, shapes, landscape) = (

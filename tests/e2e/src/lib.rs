@@ -1,4 +1,4 @@
-//! Harness for the browser tests: serves the release bundle (`dist/`, built by `trunk build --release`)
+//! Harness for the browser tests: serves the release bundle (`dist/`, built by `make dist`)
 //! on a free 127.0.0.1 port, starts Debian's chromedriver on another, and drives headless Chromium.
 //!
 //! Console errors, uncaught errors and Rust panics are collected by the inline script of index.html
@@ -33,7 +33,7 @@ fn dist() -> PathBuf {
     let dist = root().join("dist");
     assert!(
         dist.join("index.html").exists(),
-        "dist/index.html is missing: run `trunk build --release` first (make test does)"
+        "dist/index.html is missing: run `make dist` first (make test does)"
     );
     dist
 }
@@ -47,31 +47,57 @@ fn content_type(path: &Path) -> &'static str {
         Some("png") => "image/png",
         Some("svg") => "image/svg+xml",
         Some("json") => "application/json",
+        Some("webmanifest") => "application/manifest+json",
         _ => "application/octet-stream",
     }
 }
 
-/// A minimal static file server for `dist/`, on a free port; it lives as long as the runtime.
-async fn serve_dist() -> u16 {
+/// The sub-path the tests serve the app under, as a GitHub Pages project site would
+/// (`https://owner.github.io/libra-studio/`); the app is served at the root too.
+pub const SUB_PATH: &str = "/libra-studio/";
+
+/// A minimal static file server for `dist/`, on a free port, at the root and under [`SUB_PATH`];
+/// it lives until the returned task is aborted ([`Browser::stop_server`]) or the runtime ends.
+async fn serve_dist() -> (u16, tokio::task::JoinHandle<()>, Overrides) {
     let dist = dist();
+    let overrides = Overrides::default();
+    let served = overrides.clone();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
+    let server = tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else {
                 continue;
             };
             let dist = dist.clone();
+            let served = served.clone();
             tokio::spawn(async move {
                 let mut buf = vec![0u8; 8192];
                 let n = stream.read(&mut buf).await.unwrap_or(0);
                 let request = String::from_utf8_lossy(&buf[..n]);
                 let target = request.split_whitespace().nth(1).unwrap_or("/");
                 let path = target.split(['?', '#']).next().unwrap_or("/");
-                let rel = path.trim_start_matches('/');
+                if path == SUB_PATH.trim_end_matches('/') {
+                    // As static hosts do: the directory's URL gets its slash.
+                    let moved = format!(
+                        "HTTP/1.1 301 Moved Permanently\r\nLocation: {SUB_PATH}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                    );
+                    let _ = stream.write_all(moved.as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                    return;
+                }
+                let rel = path
+                    .strip_prefix(SUB_PATH)
+                    .unwrap_or(path)
+                    .trim_start_matches('/');
                 let rel = if rel.is_empty() { "index.html" } else { rel };
                 let file = dist.join(rel);
-                let response = match (rel.contains(".."), tokio::fs::read(&file).await) {
+                let instead = served.0.lock().unwrap().get(rel).cloned();
+                let body = match instead {
+                    Some(body) => Ok(body),
+                    None => tokio::fs::read(&file).await,
+                };
+                let response = match (rel.contains(".."), body) {
                     (false, Ok(body)) => {
                         let head = format!(
                             "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -90,8 +116,12 @@ async fn serve_dist() -> u16 {
             });
         }
     });
-    port
+    (port, server, overrides)
 }
+
+/// Files served instead of dist/'s (a new release of one file, for the update test).
+#[derive(Clone, Default)]
+struct Overrides(std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>>);
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -128,7 +158,11 @@ async fn wait_for_port(port: u16) {
 /// One headless Chromium on the served app.
 pub struct Browser {
     pub client: Client,
+    /// The app under [`SUB_PATH`] (every test runs there; [`Browser::root_url`] is the root).
     pub base_url: String,
+    pub root_url: String,
+    server: tokio::task::JoinHandle<()>,
+    overrides: Overrides,
     _driver: KillOnDrop,
     _profile: TempDir,
 }
@@ -150,7 +184,7 @@ impl Browser {
 
     /// As [`Browser::start`], on a screen of `device_scale_factor` device pixels per CSS pixel.
     pub async fn start_scaled(width: u32, height: u32, device_scale_factor: f64) -> Browser {
-        let app_port = serve_dist().await;
+        let (app_port, server, overrides) = serve_dist().await;
         // Starting a driver and a browser can fail under load (every test starts its own, in
         // parallel on two cores): a connection reset by a driver that is not ready yet, or a port
         // taken meanwhile. Such a start is retried with a new driver on a new port.
@@ -158,7 +192,11 @@ impl Browser {
         loop {
             attempt += 1;
             match Browser::try_start(app_port, width, height, device_scale_factor).await {
-                Ok(b) => return b,
+                Ok(mut b) => {
+                    b.server = server;
+                    b.overrides = overrides;
+                    return b;
+                }
                 Err(e) if attempt < 4 => {
                     eprintln!("browser start {attempt} failed ({e}); retrying");
                     tokio::time::sleep(Duration::from_millis(500 * attempt)).await;
@@ -221,7 +259,10 @@ impl Browser {
             .map_err(|e| e.to_string())?;
         Ok(Browser {
             client,
-            base_url: format!("http://127.0.0.1:{app_port}/"),
+            base_url: format!("http://127.0.0.1:{app_port}{SUB_PATH}"),
+            root_url: format!("http://127.0.0.1:{app_port}/"),
+            server: tokio::spawn(async {}),
+            overrides: Overrides::default(),
             _driver: driver,
             _profile: TempDir(profile),
         })
@@ -232,6 +273,17 @@ impl Browser {
         let url = format!("{}{}", self.base_url, fragment);
         self.client.goto(&url).await.expect("goto");
         self.wait_testid("results-panel").await;
+    }
+
+    /// Take the app's server down: every later request is refused, as with no network.
+    pub async fn stop_server(&self) {
+        self.server.abort();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    /// Serve `body` for dist/'s file `name` from now on (as a new release would).
+    pub fn serve_instead(&self, name: &str, body: Vec<u8>) {
+        self.overrides.0.lock().unwrap().insert(name.into(), body);
     }
 
     /// Wait for the element with `data-testid` = `id`.

@@ -1,7 +1,7 @@
 //! The app in headless Chromium: the default scenario, live edits of every kind of field compared
 //! with the numbers the core computes natively, bad input, the dimension table, the charts (pixels,
 //! device pixels, hover and click on the front), exports, large text and reset.
-//! Build first: `trunk build --release` (make test does).
+//! Build first: `make dist` (make test does).
 
 use e2e::{run, Browser};
 use libra_studio::form::Form;

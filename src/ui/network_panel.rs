@@ -75,8 +75,8 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
     view! {
         <tr data-testid="dim-row">
             <th scope="row">{format!("d{n}")}</th>
-            <td>{topology_select(studio, i, d.topology)}</td>
-            <td class="num">
+            <td data-label="topology">{topology_select(studio, i, d.topology)}</td>
+            <td class="num" data-label="NPUs">
                 {field_input(
                     studio,
                     Field::DimNpus(n),
@@ -86,8 +86,8 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     move |f, v| f.dims[i].npus = v,
                 )}
             </td>
-            <td>{tier_select(studio, i, d.tier)}</td>
-            <td class="num">
+            <td data-label="cost tier">{tier_select(studio, i, d.tier)}</td>
+            <td class="num" data-label="min GB/s">
                 {field_input(
                     studio,
                     Field::DimMin(n),
@@ -97,7 +97,7 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     move |f, v| f.dims[i].min = v,
                 )}
             </td>
-            <td class="num">
+            <td class="num" data-label="max GB/s">
                 {field_input(
                     studio,
                     Field::DimMax(n),
@@ -107,7 +107,7 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     move |f, v| f.dims[i].max = v,
                 )}
             </td>
-            <td class="num">
+            <td class="num" data-label="latency ns">
                 {field_input(
                     studio,
                     Field::DimLatency(n),
@@ -162,7 +162,7 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
     let name_field = Field::TierName(n);
     view! {
         <tr data-testid="tier-row">
-            <td>
+            <td data-label="tier">
                 <input
                     type="text"
                     class="name"
@@ -175,7 +175,7 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     }
                 />
             </td>
-            <td class="num">
+            <td class="num" data-label="link">
                 {field_input(
                     studio,
                     Field::TierLink(n),
@@ -185,7 +185,7 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     move |f, v| f.tiers[i].link = v,
                 )}
             </td>
-            <td class="num">
+            <td class="num" data-label="switch">
                 {field_input(
                     studio,
                     Field::TierSwitch(n),
@@ -195,7 +195,7 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     move |f, v| f.tiers[i].switch = v,
                 )}
             </td>
-            <td class="num">
+            <td class="num" data-label="NIC">
                 {field_input(
                     studio,
                     Field::TierNic(n),
@@ -254,7 +254,7 @@ pub fn NetworkPanel(
             </div>
             <FieldMessage studio field=Field::Network />
             <div class="table-scroll">
-                <table class="grid" data-testid="dims">
+                <table class="grid cards" data-testid="dims">
                     <thead>
                         <tr>
                             <th>"dim"</th>
@@ -293,7 +293,7 @@ pub fn NetworkPanel(
             <details class="tiers">
                 <summary>"Cost tiers ($ per GB/s; defaults are LIBRA's)"</summary>
                 <div class="table-scroll">
-                    <table class="grid">
+                    <table class="grid cards">
                         <thead>
                             <tr>
                                 <th>"tier"</th>

@@ -184,6 +184,21 @@ impl Browser {
 
     /// As [`Browser::start`], on a screen of `device_scale_factor` device pixels per CSS pixel.
     pub async fn start_scaled(width: u32, height: u32, device_scale_factor: f64) -> Browser {
+        Browser::start_with(width, height, device_scale_factor, false).await
+    }
+
+    /// A phone or tablet of `width` x `height` CSS pixels (Chromium's mobile emulation: a touch
+    /// screen, 2 device pixels per CSS pixel; a desktop window cannot be narrower than 500 px).
+    pub async fn start_mobile(width: u32, height: u32) -> Browser {
+        Browser::start_with(width, height, 2.0, true).await
+    }
+
+    async fn start_with(
+        width: u32,
+        height: u32,
+        device_scale_factor: f64,
+        mobile: bool,
+    ) -> Browser {
         let (app_port, server, overrides) = serve_dist().await;
         // Starting a driver and a browser can fail under load (every test starts its own, in
         // parallel on two cores): a connection reset by a driver that is not ready yet, or a port
@@ -191,7 +206,7 @@ impl Browser {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            match Browser::try_start(app_port, width, height, device_scale_factor).await {
+            match Browser::try_start(app_port, width, height, device_scale_factor, mobile).await {
                 Ok(mut b) => {
                     b.server = server;
                     b.overrides = overrides;
@@ -211,6 +226,7 @@ impl Browser {
         width: u32,
         height: u32,
         device_scale_factor: f64,
+        mobile: bool,
     ) -> Result<Browser, String> {
         let driver_port = free_port();
         let driver = Command::new(CHROMEDRIVER)
@@ -248,10 +264,19 @@ impl Browser {
         ])
         .collect::<Vec<_>>();
         let mut caps = serde_json::Map::new();
-        caps.insert(
-            "goog:chromeOptions".into(),
-            serde_json::json!({ "binary": CHROMIUM, "args": args }),
-        );
+        let mut options = serde_json::json!({ "binary": CHROMIUM, "args": args });
+        if mobile {
+            options["mobileEmulation"] = serde_json::json!({
+                "deviceMetrics": {
+                    "width": width,
+                    "height": height,
+                    "pixelRatio": device_scale_factor,
+                    "touch": true,
+                    "mobile": true
+                }
+            });
+        }
+        caps.insert("goog:chromeOptions".into(), options);
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{driver_port}"))

@@ -48,6 +48,21 @@ impl View {
     }
 }
 
+/// The tab that a key moves to from `current` in the view tabs (the WAI-ARIA tabs pattern:
+/// arrows wrap around, Home and End go to the ends), or None for any other key.
+pub fn tab_after(current: View, key: &str) -> Option<View> {
+    let n = View::ALL.len();
+    let i = View::ALL.iter().position(|v| *v == current)?;
+    let j = match key {
+        "ArrowRight" | "ArrowDown" => (i + 1) % n,
+        "ArrowLeft" | "ArrowUp" => (i + n - 1) % n,
+        "Home" => 0,
+        "End" => n - 1,
+        _ => return None,
+    };
+    Some(View::ALL[j])
+}
+
 /// What a link carries besides its scenario. The default is what a plain scenario link means.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LinkState {
@@ -59,4 +74,21 @@ pub struct LinkState {
     pub landscape: Option<(usize, usize)>,
     /// The guided tour's step (0-based), when the tour is open.
     pub tour: Option<usize>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrows_move_along_the_tabs_and_wrap_home_and_end_go_to_the_ends() {
+        use View::*;
+        assert_eq!(tab_after(Design, "ArrowRight"), Some(Shapes));
+        assert_eq!(tab_after(Routing, "ArrowRight"), Some(Design));
+        assert_eq!(tab_after(Design, "ArrowLeft"), Some(Routing));
+        assert_eq!(tab_after(Landscape, "ArrowUp"), Some(Shapes));
+        assert_eq!(tab_after(Shapes, "Home"), Some(Design));
+        assert_eq!(tab_after(Shapes, "End"), Some(Routing));
+        assert_eq!(tab_after(Shapes, "Enter"), None);
+    }
 }

@@ -29,6 +29,20 @@ pub struct FrontChart {
     pub pinned: Option<(Vec<Design>, Option<Design>)>,
 }
 
+/// The front point a key moves the keyboard's choice to, among `len` points ordered by budget:
+/// Right/Up to the next (dearer, faster), Left/Down to the previous, Home and End to the ends; the
+/// first arrow picks the first point. None for other keys (the choice stays).
+pub fn point_after(current: Option<usize>, len: usize, key: &str) -> Option<usize> {
+    let last = len.checked_sub(1)?;
+    Some(match (key, current) {
+        ("ArrowRight" | "ArrowUp", Some(i)) => (i + 1).min(last),
+        ("ArrowLeft" | "ArrowDown", Some(i)) => i.saturating_sub(1).min(last),
+        ("ArrowRight" | "ArrowUp" | "ArrowLeft" | "ArrowDown" | "Home", _) => 0,
+        ("End", _) => last,
+        _ => return None,
+    })
+}
+
 /// Short dollars for axis labels: `$2.5M`, `$120k`.
 pub fn short_usd(v: f64) -> String {
     let (scaled, suffix) = match v.abs() {
@@ -292,6 +306,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn arrows_walk_the_front_and_stop_at_its_ends() {
+        assert_eq!(point_after(None, 5, "ArrowRight"), Some(0));
+        assert_eq!(point_after(Some(0), 5, "ArrowRight"), Some(1));
+        assert_eq!(point_after(Some(4), 5, "ArrowRight"), Some(4));
+        assert_eq!(point_after(Some(0), 5, "ArrowLeft"), Some(0));
+        assert_eq!(point_after(Some(3), 5, "ArrowDown"), Some(2));
+        assert_eq!(point_after(Some(2), 5, "End"), Some(4));
+        assert_eq!(point_after(Some(2), 5, "Home"), Some(0));
+        assert_eq!(point_after(Some(2), 5, "a"), None);
+        assert_eq!(point_after(None, 0, "ArrowRight"), None);
+        // A choice beyond a front that shrank comes back onto it.
+        assert_eq!(point_after(Some(9), 3, "ArrowLeft"), Some(2));
+    }
 
     fn data() -> FrontChart {
         FrontChart {

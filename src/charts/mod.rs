@@ -10,6 +10,7 @@ pub mod landscape_chart;
 pub mod route_cdf;
 pub mod route_charts;
 pub mod study_charts;
+pub mod tables;
 pub mod time_bars;
 
 pub use bw_bars::{draw_bw_bars, BwBar};

@@ -146,6 +146,18 @@ pub async fn read_picked(input: &web_sys::HtmlInputElement) -> Result<(String, S
     Ok((file.name(), content.as_string().unwrap_or_default()))
 }
 
+/// Move the keyboard focus to the first element matching `selector` (if any).
+pub fn focus(selector: &str) {
+    if let Some(e) = leptos::prelude::document()
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = e.focus();
+    }
+}
+
 /// Run `step` once per animation frame until it returns true (long work that keeps the page
 /// responsive and can show its progress between frames).
 pub fn run_in_frames(step: impl FnMut() -> bool + 'static) {

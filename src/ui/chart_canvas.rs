@@ -2,6 +2,7 @@
 //! with PNG and SVG export; on the front, hovering a point shows its values and clicking loads it.
 
 use super::browser;
+use super::chart_table::ChartTable;
 use super::studio::Studio;
 use crate::charts::dyn_backend::DynBackend;
 use crate::charts::{chart_svg, ChartStyle, StudyChart};
@@ -94,11 +95,11 @@ pub fn ChartCanvas(
         let p = s.front.as_ref().ok()?.points.get(i)?.clone();
         let bw: Vec<String> = p.bw_gbps.iter().map(|b| format!("{b:.1}")).collect();
         Some(view! {
-            <div class="tooltip" data-testid="pareto-tooltip">
+            <div class="tooltip" data-testid="pareto-tooltip" role="status">
                 <strong>{format!("budget {}", usd(p.budget_usd))}</strong>
                 <span>{format!("time {} · cost {}", duration_ns(p.time_ns), usd(p.cost_usd))}</span>
                 <span>{format!("B = {} GB/s", bw.join(" / "))}</span>
-                <span class="muted">"click to load this design"</span>
+                <span class="muted">"click or Enter to load this design"</span>
             </div>
         })
     };
@@ -141,7 +142,11 @@ pub fn ChartCanvas(
                 class:pickable=move || is_front && hover.get().is_some()
                 data-testid=chart.testid()
                 role="img"
-                aria-label=chart.description()
+                aria-label=if is_front {
+                    format!("{}. Arrow keys choose a point, Enter loads it.", chart.description())
+                } else {
+                    chart.description().to_string()
+                }
                 on:mousemove=move |ev| {
                     if is_front {
                         let n = nearest(&ev);
@@ -151,6 +156,36 @@ pub fn ChartCanvas(
                     }
                 }
                 on:mouseleave=move |_| {
+                    if hover.get_untracked().is_some() {
+                        hover.set(None);
+                    }
+                }
+                tabindex=is_front.then_some("0")
+                on:keydown=move |ev| {
+                    if !is_front {
+                        return;
+                    }
+                    let len = study.with_untracked(|s| {
+                        s.as_ref().and_then(|s| s.front.as_ref().ok()).map_or(0, |f| f.points.len())
+                    });
+                    let key = ev.key();
+                    if let Some(i) = crate::charts::front::point_after(hover.get_untracked(), len, &key) {
+                        ev.prevent_default();
+                        hover.set(Some(i));
+                    } else if key == "Enter" || key == " " {
+                        let picked = hover.get_untracked().and_then(|i| {
+                            study.get_untracked()?.front.as_ref().ok()?.points.get(i).map(|p| p.budget_usd)
+                        });
+                        if let Some(budget) = picked {
+                            ev.prevent_default();
+                            hover.set(None);
+                            studio.restructure(|f| f.load_front_point(budget));
+                        }
+                    } else if key == "Escape" {
+                        hover.set(None);
+                    }
+                }
+                on:blur=move |_| {
                     if hover.get_untracked().is_some() {
                         hover.set(None);
                     }
@@ -169,6 +204,14 @@ pub fn ChartCanvas(
                 }
             ></canvas>
             {move || is_front.then(tooltip)}
+            <ChartTable
+                testid=chart.testid()
+                table=Callback::new(move |()| {
+                    let s = study.get()?;
+                    let pinned = studio.pinned_study.get();
+                    Some(chart.table(&s, pinned.as_deref()))
+                })
+            />
             <figcaption class="chart-tools">
                 <span class="muted">{chart.description()}</span>
                 <button type="button" data-testid=format!("{}-png", chart.testid()) on:click=export_png>

@@ -41,7 +41,7 @@ pub fn ConstraintsPanel(
             <section class="panel" aria-labelledby="constraints-title">
                 <h2 id="constraints-title">"Constraints and objective"</h2>
                 <div class="field-row">
-                    <label for="total-bw-input">"Total bandwidth per NPU (GB/s, > 0)"</label>
+                    <label for="field-total-bw">"Total bandwidth per NPU (GB/s, > 0)"</label>
                     <div class="inline">
                         <select
                             data-testid="total-bw-kind"
@@ -71,7 +71,7 @@ pub fn ConstraintsPanel(
                     </div>
                 </div>
                 <div class="field-row">
-                    <label>"Cost budget ($, > 0; empty for none)"</label>
+                    <label for="field-budget">"Cost budget ($, > 0; empty for none)"</label>
                     {field_input(
                         studio,
                         Field::Budget,
@@ -131,9 +131,10 @@ pub fn ConstraintsPanel(
                     }}
                 </div>
                 <div class="field-row">
-                    <label>"Minimize"</label>
+                    <label for="objective">"Minimize"</label>
                     <div class="inline">
                         <select
+                            id="objective"
                             data-testid="objective"
                             aria-label="Objective"
                             on:change=move |ev| {

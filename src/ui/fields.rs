@@ -26,6 +26,7 @@ pub fn field_input(
                 inputmode="decimal"
                 autocomplete="off"
                 spellcheck="false"
+                id=format!("field-{id}")
                 data-testid=id.clone()
                 aria-label=label
                 placeholder=placeholder

@@ -2,9 +2,11 @@
 //! other dimensions optimized at each point), the feasible set, the constraints, the uniform split
 //! and the optimizer's path. The computation is `optimize::landscape`.
 
+use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
 use crate::charts::landscape_chart::draw_landscape;
+use crate::charts::tables::landscape_table;
 use crate::format::duration_ns;
 use crate::optimize::landscape::{landscape, Landscape, GRID};
 use leptos::prelude::*;
@@ -155,6 +157,16 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                         _ => Ok(()),
                     }
                 }
+            />
+            <ChartTable
+                testid="chart-landscape"
+                table=Callback::new(move |()| {
+                    let (a, b) = names();
+                    match result.get() {
+                        Some(Ok(l)) => Some(landscape_table(&l, &a, &b)),
+                        _ => None,
+                    }
+                })
             />
             {summary}
         </section>

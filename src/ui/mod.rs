@@ -3,6 +3,7 @@
 mod banners;
 mod browser;
 mod chart_canvas;
+mod chart_table;
 mod constraints_panel;
 mod fields;
 mod landscape_view;
@@ -151,19 +152,31 @@ fn App() -> impl IntoView {
             <Banners studio />
             <TourPanel studio />
             <nav class="views" aria-label="Views">
-                {View::ALL
-                    .into_iter()
-                    .map(|v| view! {
-                        <button
-                            type="button"
-                            data-testid=v.testid()
-                            class:active=move || view.get() == v
-                            on:click=move |_| view.set(v)
-                        >
-                            {v.label()}
-                        </button>
-                    })
-                    .collect_view()}
+                // The tabs pattern: the selected tab is the one in the tab order, arrows move along.
+                <div role="tablist" aria-label="Views" class="tabs" on:keydown=move |ev| {
+                    if let Some(next) = crate::view::tab_after(view.get_untracked(), &ev.key()) {
+                        ev.prevent_default();
+                        view.set(next);
+                        browser::focus(&format!("[data-testid={}]", next.testid()));
+                    }
+                }>
+                    {View::ALL
+                        .into_iter()
+                        .map(|v| view! {
+                            <button
+                                type="button"
+                                role="tab"
+                                data-testid=v.testid()
+                                class:active=move || view.get() == v
+                                aria-selected=move || (view.get() == v).to_string()
+                                tabindex=move || if view.get() == v { "0" } else { "-1" }
+                                on:click=move |_| view.set(v)
+                            >
+                                {v.label()}
+                            </button>
+                        })
+                        .collect_view()}
+                </div>
             </nav>
             <Show when=move || routing.get()>
                 <main class="routing-layout">

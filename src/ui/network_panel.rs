@@ -253,7 +253,7 @@ pub fn NetworkPanel(
                 </p>
             </div>
             <FieldMessage studio field=Field::Network />
-            <div class="table-scroll">
+            <div class="table-scroll" tabindex="0" role="region" aria-label="Dimensions of the network">
                 <table class="grid cards" data-testid="dims">
                     <thead>
                         <tr>
@@ -292,7 +292,7 @@ pub fn NetworkPanel(
             <NetworkImport studio />
             <details class="tiers">
                 <summary>"Cost tiers ($ per GB/s; defaults are LIBRA's)"</summary>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Cost tiers">
                     <table class="grid cards">
                         <thead>
                             <tr>

@@ -126,7 +126,7 @@ fn per_dim_table(s: &Study) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Bandwidth, exposed communication and cost per dimension">
             <table class="grid results-table">
                 <thead>
                     <tr>
@@ -229,8 +229,16 @@ pub fn ResultsPanel(
     studio: Studio,
 ) -> impl IntoView {
     view! {
-        <section class="panel results" aria-labelledby="results-title" aria-live="polite">
+        <section class="panel results" aria-labelledby="results-title">
             <h2 id="results-title">"Results"</h2>
+            // What a screen reader announces after each recompute: one sentence, not the panel.
+            <p class="sr-only" role="status" data-testid="results-announcement">
+                {move || studio.outcome.with(|o| match (&o.problem, &o.study) {
+                    (Some(p), _) => p.clone(),
+                    (None, Some(s)) => crate::optimize::explain::summary(s),
+                    (None, None) => String::new(),
+                })}
+            </p>
             {move || {
                 let o: Outcome = studio.outcome.get();
                 let problem = o.problem.clone().map(|p| {

@@ -4,11 +4,13 @@
 //! `routing::study`; this view holds the form and draws.
 
 use super::browser;
+use super::chart_table::ChartTable;
 use super::route_runner::RouteRunner;
 use super::studio::Studio;
 use crate::charts::dyn_backend::DynBackend;
 use crate::charts::route_cdf::draw_rate_cdf;
 use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
+use crate::charts::tables::RouteChart;
 use crate::charts::ChartStyle;
 use crate::format::duration_ns;
 use crate::format::usd;
@@ -28,19 +30,14 @@ const ALGORITHMS: [(&str, &str); 4] = [
     ("optimal", "optimal (min makespan)"),
 ];
 
-/// A chart of the routing study on a canvas in device pixels.
+/// A chart of the routing study on a canvas in device pixels, with its numbers as a table.
 #[component]
 fn RouteCanvas(
     /// The study (None while the form is invalid: the last drawing stays).
     study: Memo<Option<Arc<RouteStudy>>>,
     /// Which algorithm the heatmap shows.
     which: Memo<usize>,
-    /// 0: heatmap, 1: comparison, 2: failures, 3: flow-rate distribution.
-    kind: u8,
-    /// `data-testid`.
-    testid: &'static str,
-    /// What it shows.
-    label: &'static str,
+    chart: RouteChart,
 ) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     Effect::new(move |_| {
@@ -53,18 +50,35 @@ fn RouteCanvas(
         let style = ChartStyle { scale: dpr };
         if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
             let area = DynBackend(&mut backend).into_drawing_area();
-            let r = match kind {
-                0 => draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string()),
-                1 => draw_route_compare(&area, &s, &style).map_err(|e| e.to_string()),
-                3 => draw_rate_cdf(&area, &s, &style).map_err(|e| e.to_string()),
-                _ => draw_route_failures(&area, &s, &style).map_err(|e| e.to_string()),
+            let r = match chart {
+                RouteChart::Loads => {
+                    draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string())
+                }
+                RouteChart::Compare => {
+                    draw_route_compare(&area, &s, &style).map_err(|e| e.to_string())
+                }
+                RouteChart::Rates => draw_rate_cdf(&area, &s, &style).map_err(|e| e.to_string()),
+                RouteChart::Failures => {
+                    draw_route_failures(&area, &s, &style).map_err(|e| e.to_string())
+                }
             };
             if let Err(e) = r {
-                leptos::logging::error!("{testid}: {e}");
+                leptos::logging::error!("{}: {e}", chart.testid());
             }
         }
     });
-    view! { <canvas node_ref=canvas_ref class="chart" data-testid=testid role="img" aria-label=label></canvas> }
+    view! {
+        <figure class="chart-box">
+            <canvas node_ref=canvas_ref class="chart" data-testid=chart.testid() role="img" aria-label=chart.description()></canvas>
+            <ChartTable
+                testid=chart.testid()
+                table=Callback::new(move |()| {
+                    let w = which.get();
+                    study.get().map(|s| chart.table(&s, w))
+                })
+            />
+        </figure>
+    }
 }
 
 /// What each algorithm's efficiency costs on the design's outermost Switch dimension: the bandwidth
@@ -95,7 +109,7 @@ fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
         })
         .collect_view();
     Some(view! {
-        <div class="table-scroll" data-testid="route-savings">
+        <div class="table-scroll" data-testid="route-savings" tabindex="0" role="region" aria-label="What routing saves">
             <p class="hint">
                 {format!(
                     "On the design's {} (optimal effective bandwidth {target:.2} GB/s per NPU), routing \
@@ -288,10 +302,10 @@ pub fn RoutingView(
                 savings(&design, &routed)
             }}
             <div class="charts" class:stale=stale>
-                <RouteCanvas study which=algorithm kind=0 testid="chart-route-loads" label="Flows per ToR-spine link, up and down" />
-                <RouteCanvas study which=algorithm kind=1 testid="chart-route-compare" label="Least flow rate and makespan per algorithm" />
-                <RouteCanvas study which=algorithm kind=3 testid="chart-route-rates" label="Distribution of flow rates per algorithm" />
-                <RouteCanvas study which=algorithm kind=2 testid="chart-route-failures" label="Makespan against the number of failed spines" />
+                {RouteChart::ALL
+                    .into_iter()
+                    .map(|chart| view! { <RouteCanvas study which=algorithm chart /> })
+                    .collect_view()}
             </div>
         </section>
     }

@@ -4,9 +4,11 @@
 //! (`optimize::shape_run`) runs a few shapes per animation frame with a progress bar.
 
 use super::browser;
+use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
 use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
+use crate::charts::tables::compare_table;
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Scenario;
 use crate::optimize::shape_run::{
@@ -275,6 +277,13 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
                     })
                 }
             />
+            <ChartTable
+                testid="chart-compare"
+                table=Callback::new(move |()| {
+                    cmp.tick.track();
+                    cmp.run.with_value(|r| r.as_ref().map(|r| compare_table(&r.budgets, &r.fronts)))
+                })
+            />
             <h3>"The best shape per budget range"</h3>
             <ul class="winners" data-testid="compare-winners">{winners}</ul>
             {table}
@@ -316,7 +325,7 @@ fn ranking_table(run: &ShapeRun) -> impl IntoView {
         .collect_view();
     view! {
         <h3>{format!("Ranking at the design's budget, {}", usd(run.budget_usd))}</h3>
-        <div class="table-scroll">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Ranking of the shapes at the design's budget">
             <table class="grid" data-testid="compare-table">
                 <thead>
                     <tr>

@@ -47,11 +47,11 @@ pub fn SideBySidePanel(studio: Studio) -> impl IntoView {
                     "Edit the form: the table shows what changed (green better, red worse) and the charts \
                      draw the pinned front and optimum in purple. Both travel in the link."
                 </p>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="The pinned scenario against the current one">
                     <table class="grid">
                         <thead>
                             <tr>
-                                <th></th>
+                                <th><span class="sr-only">"quantity"</span></th>
                                 <th class="num">"pinned"</th>
                                 <th class="num">"current"</th>
                                 <th class="num">"change"</th>

@@ -112,72 +112,118 @@ fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<f64> {
 
 /// The landscape of `study` over dimensions `i` and `j` (0-based) on an `n` by `n` grid.
 pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscape, LandscapeError> {
-    let problem = &study.problem;
-    let dims = problem.dims;
-    if dims < 2 {
-        return Err(LandscapeError::TooFewDimensions);
-    }
-    if i == j || i >= dims || j >= dims {
-        return Err(LandscapeError::BadPair { dims });
-    }
-    let opt = &study.optimum.bw_gbps;
-    let uniform = study.uniform.as_ref().map(|u| (u.bw_gbps[i], u.bw_gbps[j]));
-    let axis = |d: usize, u: Option<f64>| {
-        let top = 1.8 * opt[d].max(u.unwrap_or(0.0)).max(1e-9);
-        let n = n.max(2);
-        (1..=n)
-            .map(|k| top * k as f64 / n as f64)
-            .collect::<Vec<f64>>()
-    };
-    let xs = axis(i, uniform.map(|u| u.0));
-    let ys = axis(j, uniform.map(|u| u.1));
-    // Whether the others have a minimum does not depend on where B_i and B_j are fixed; the
-    // optimum's own point is feasible, so it tells. Without one, show the slice through the optimum.
-    let slice = least_time(problem, i, j, opt[i], opt[j]).is_err();
-    let cell = |x: f64, y: f64| {
-        if slice {
-            let mut bw = opt.clone();
-            bw[i] = x;
-            bw[j] = y;
-            time_if_feasible(problem, &bw)
-        } else {
-            least_time(problem, i, j, x, y).ok().flatten()
+    let mut run = LandscapeRun::new(study, i, j, n)?;
+    while !run.step() {}
+    Ok(run.finish())
+}
+
+/// A landscape computed a row of the grid at a time ([`LandscapeRun::step`]: `n` solves), so the
+/// app can spread its `n * n` solves over animation frames; the rows give the same landscape as
+/// [`landscape`].
+pub struct LandscapeRun {
+    problem: Problem,
+    opt: Vec<f64>,
+    /// The landscape so far: `time_ns` holds the rows done.
+    done: Landscape,
+}
+
+impl LandscapeRun {
+    /// Check the pair and lay out the grid; no cell is solved yet.
+    pub fn new(
+        study: &Study,
+        i: usize,
+        j: usize,
+        n: usize,
+    ) -> Result<LandscapeRun, LandscapeError> {
+        let problem = &study.problem;
+        let dims = problem.dims;
+        if dims < 2 {
+            return Err(LandscapeError::TooFewDimensions);
         }
-    };
-    let time_ns: Vec<Option<f64>> = ys
-        .iter()
-        .flat_map(|&y| xs.iter().map(move |&x| (x, y)))
-        .map(|(x, y)| cell(x, y))
-        .collect();
-    let lines = problem
-        .rows
-        .iter()
-        .filter(|r| {
-            r.coeffs
-                .iter()
-                .enumerate()
-                .all(|(d, c)| *c == 0.0 || d == i || d == j)
-                && (r.coeffs[i] != 0.0 || r.coeffs[j] != 0.0)
+        if i == j || i >= dims || j >= dims {
+            return Err(LandscapeError::BadPair { dims });
+        }
+        let opt = &study.optimum.bw_gbps;
+        let uniform = study.uniform.as_ref().map(|u| (u.bw_gbps[i], u.bw_gbps[j]));
+        let axis = |d: usize, u: Option<f64>| {
+            let top = 1.8 * opt[d].max(u.unwrap_or(0.0)).max(1e-9);
+            let n = n.max(2);
+            (1..=n)
+                .map(|k| top * k as f64 / n as f64)
+                .collect::<Vec<f64>>()
+        };
+        let xs = axis(i, uniform.map(|u| u.0));
+        let ys = axis(j, uniform.map(|u| u.1));
+        // Whether the others have a minimum does not depend on where B_i and B_j are fixed; the
+        // optimum's own point is feasible, so it tells. Without one, show the slice through the
+        // optimum.
+        let slice = least_time(problem, i, j, opt[i], opt[j]).is_err();
+        let lines = problem
+            .rows
+            .iter()
+            .filter(|r| {
+                r.coeffs
+                    .iter()
+                    .enumerate()
+                    .all(|(d, c)| *c == 0.0 || d == i || d == j)
+                    && (r.coeffs[i] != 0.0 || r.coeffs[j] != 0.0)
+            })
+            .map(|r| Line {
+                a: r.coeffs[i],
+                b: r.coeffs[j],
+                rhs: r.rhs,
+                label: r.label.clone(),
+            })
+            .collect();
+        Ok(LandscapeRun {
+            problem: problem.clone(),
+            opt: opt.clone(),
+            done: Landscape {
+                dims: (i, j),
+                time_ns: Vec::with_capacity(xs.len() * ys.len()),
+                xs,
+                ys,
+                optimum: (opt[i], opt[j]),
+                optimum_time_ns: study.optimum.time_ns,
+                uniform,
+                path: study.optimum.path.iter().map(|b| (b[i], b[j])).collect(),
+                lines,
+                slice,
+            },
         })
-        .map(|r| Line {
-            a: r.coeffs[i],
-            b: r.coeffs[j],
-            rhs: r.rhs,
-            label: r.label.clone(),
-        })
-        .collect();
-    Ok(Landscape {
-        dims: (i, j),
-        xs,
-        ys,
-        time_ns,
-        optimum: (opt[i], opt[j]),
-        optimum_time_ns: study.optimum.time_ns,
-        uniform,
-        path: study.optimum.path.iter().map(|b| (b[i], b[j])).collect(),
-        lines,
-        slice,
-    })
+    }
+
+    /// Solve the next row of the grid; true when every row is done.
+    pub fn step(&mut self) -> bool {
+        let l = &mut self.done;
+        let row = l.time_ns.len() / l.xs.len();
+        if let Some(&y) = l.ys.get(row) {
+            let (i, j) = l.dims;
+            for &x in &l.xs {
+                let t = if l.slice {
+                    let mut bw = self.opt.clone();
+                    bw[i] = x;
+                    bw[j] = y;
+                    time_if_feasible(&self.problem, &bw)
+                } else {
+                    least_time(&self.problem, i, j, x, y).ok().flatten()
+                };
+                l.time_ns.push(t);
+            }
+        }
+        l.time_ns.len() == l.xs.len() * l.ys.len()
+    }
+
+    /// The fraction of the grid solved, from 0 to 1.
+    pub fn fraction(&self) -> f64 {
+        let l = &self.done;
+        l.time_ns.len() as f64 / (l.xs.len() * l.ys.len()).max(1) as f64
+    }
+
+    /// The landscape (complete once [`LandscapeRun::step`] has returned true).
+    pub fn finish(self) -> Landscape {
+        self.done
+    }
 }
 
 #[cfg(test)]
@@ -185,6 +231,21 @@ mod tests {
     use super::*;
     use crate::optimize::study::study;
     use crate::presets;
+
+    #[test]
+    fn a_landscape_row_by_row_equals_the_landscape_at_once() {
+        let s = study(&presets::default_scenario()).unwrap();
+        let mut run = LandscapeRun::new(&s, 1, 3, 6).unwrap();
+        let mut fractions = vec![run.fraction()];
+        while !run.step() {
+            fractions.push(run.fraction());
+        }
+        fractions.push(run.fraction());
+        assert_eq!(fractions.len(), 7);
+        assert!(fractions.windows(2).all(|w| w[1] > w[0]));
+        assert_eq!((fractions[0], fractions[6]), (0.0, 1.0));
+        assert!(run.finish() == landscape(&s, 1, 3, 6).unwrap());
+    }
 
     #[test]
     fn the_optimum_is_the_lowest_point_and_the_total_bandwidth_bounds_the_feasible_set() {

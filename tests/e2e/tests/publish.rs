@@ -82,6 +82,21 @@ fn once_visited_the_app_opens_and_computes_with_the_server_gone() {
         sc.constraints.total_bw = Some(TotalBandwidth::Equal(400.0));
         let want = study(&sc).unwrap().evaluation.time_ns;
         b.wait_value("result-time-ns", |v| close(v, want)).await;
+        // A link made by a newer release, opened by this cached one: the bad-link banner, the link
+        // kept, never a blank page.
+        let newer = "#v2=AAAA";
+        b.client
+            .goto(&format!("{}{newer}", b.base_url))
+            .await
+            .unwrap();
+        b.client.refresh().await.unwrap();
+        let said = b.text("error-banner").await;
+        assert!(said.contains("version 2"), "{said}");
+        let kept = b
+            .js("return document.querySelector('[data-testid=bad-link]').value;")
+            .await;
+        assert!(kept.as_str().unwrap().ends_with(&newer[1..]), "{kept}");
+        b.wait_value("total-npus", |v| v == "4096").await;
         // A link opened offline opens too.
         let link = libra_studio::permalink::encode(&presets::default_scenario());
         b.client

@@ -20,7 +20,7 @@ Commands:
   optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
-  route      route a Clos scenario (JSON, see ROUTING.md) with --algorithm ecmp|greedy|
+  route      route a Clos scenario (JSON, see ROUTING.md) with --algorithm ecmp|greedy|edge-coloring|
              greedy-capacity-aware|optimal, and print its link loads, max-min rates and All-Reduce
              times; optimal: --objective flow-lex|job-lex|min-max-link-load|min-makespan,
              --node-budget N (default 10,000,000), --time-limit S (default 5 s; progress on stderr)

@@ -5,15 +5,17 @@ use super::args::{ArgError, Args};
 use super::inputs::choice;
 use super::Failure;
 use crate::routing::algorithms::{group_order, visit_order};
+use crate::routing::edge_coloring::{edge_coloring, max_degree};
 use crate::routing::generate::{generate, Placement};
 use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, RouteScenario};
 use serde_json::{json, Value};
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Algorithm {
     Ecmp,
     Greedy,
     GreedyCapacityAware,
+    EdgeColoring,
     Optimal,
 }
 
@@ -37,6 +39,7 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
             ("ecmp", Algorithm::Ecmp),
             ("greedy", Algorithm::Greedy),
             ("greedy-capacity-aware", Algorithm::GreedyCapacityAware),
+            ("edge-coloring", Algorithm::EdgeColoring),
             ("optimal", Algorithm::Optimal),
         ],
     )?;
@@ -51,6 +54,7 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
         Algorithm::Ecmp => ("ecmp", ecmp(&inst)),
         Algorithm::Greedy => ("greedy", greedy(&inst)),
         Algorithm::GreedyCapacityAware => ("greedy-capacity-aware", greedy_capacity_aware(&inst)),
+        Algorithm::EdgeColoring => ("edge-coloring", edge_coloring(&inst)),
         Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
@@ -58,6 +62,11 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
     let obj = out.as_object_mut().expect("an object");
     obj.insert("algorithm".into(), json!(name));
     obj.insert("routing_us".into(), json!(routing_us));
+    if algorithm == Algorithm::EdgeColoring {
+        // König: Δ colours; the least possible largest link load when every flow may use every
+        // live spine.
+        obj.insert("max_degree".into(), json!(max_degree(&inst)));
+    }
     obj.insert(
         "jobs".into(),
         Value::from(sc.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
@@ -264,7 +273,7 @@ mod tests {
         let (code, sc, err) = run_with(&["route-scenario", "--jobs", "2", "--seed", "5"]);
         assert_eq!(code, 0, "{err}");
         let path = temp("gen.json", &sc);
-        for algorithm in ["ecmp", "greedy", "greedy-capacity-aware"] {
+        for algorithm in ["ecmp", "greedy", "greedy-capacity-aware", "edge-coloring"] {
             let (code, out, err) = run_with(&["route", &path, "--algorithm", algorithm]);
             assert_eq!(code, 0, "{err}");
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();

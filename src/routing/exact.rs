@@ -12,6 +12,7 @@
 //! rationals; the difference only matters for near-ties below that tolerance).
 
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware, group_order, visit_order};
+use super::edge_coloring::edge_coloring;
 use super::lex_count::CountBound;
 use super::metrics::{rates, ring_time_s, Routing};
 use super::rates::max_min_rates;
@@ -147,6 +148,8 @@ struct Search {
     stopped: bool,
     stack: Vec<Frame>,
     cursor: Cursor,
+    /// For the makespan: the crowded-ToR bound, which holds at every node.
+    floor: f64,
 }
 
 impl Search {
@@ -332,7 +335,7 @@ impl Search {
         let job_unit: Vec<f64> = (0..inst.jobs.len())
             .map(|j| ring_time_s(inst.ring_sizes(j).min().unwrap_or(2), inst.jobs[j].0, 1.0))
             .collect();
-        let cf = contention_free_s(inst);
+        let cf = contention_free_s(inst).max(self.floor);
         // Per link: the least unit time of the jobs that use it or could.
         let mut least = vec![f64::INFINITY; fabric.capacity.len()];
         for f in inst.flows.iter().filter(|f| f.inter_tor()) {
@@ -493,7 +496,12 @@ impl Search {
     /// any, is known).
     fn seed(&mut self, inst: &Instance) {
         let mut first = true;
-        for r in [greedy(inst), greedy_capacity_aware(inst), ecmp(inst)] {
+        for r in [
+            greedy(inst),
+            greedy_capacity_aware(inst),
+            ecmp(inst),
+            edge_coloring(inst),
+        ] {
             let v = self.value(inst, &r);
             if first || v.cmp(&self.best_value) == Ordering::Greater {
                 self.set_best(r, v);
@@ -667,8 +675,60 @@ fn root_bound(inst: &Instance, objective: Objective, cap: &[f64]) -> f64 {
                 f64::from(count) / top.max(f64::MIN_POSITIVE)
             }
         }
-        Objective::MinMakespan => contention_free_s(inst),
+        Objective::MinMakespan => contention_free_s(inst).max(crowded_tor_s(inst, cap)),
     }
+}
+
+/// A makespan bound from crowded ToRs: a ToR with `n` inter-ToR flows leaving (or entering) over
+/// `L < n` live links puts at least `k = ⌈n/L⌉` of them on one link in every routing, and the
+/// slowest of those gets at most `c/k` (c: that ToR's largest link capacity), so its job's
+/// All-Reduce takes at least the ring time at that rate. The job is not known, hence the least
+/// over the jobs with flows there; the bound is the largest over the ToRs and both directions.
+fn crowded_tor_s(inst: &Instance, cap: &[f64]) -> f64 {
+    let fabric = &inst.fabric;
+    let t = fabric.num_tors as usize;
+    let jobs = inst.jobs.len();
+    // Per ToR and direction: the flow count and the jobs present.
+    let mut count = vec![0usize; 2 * t];
+    let mut present = vec![false; 2 * t * jobs];
+    for f in inst.flows.iter().filter(|f| f.inter_tor()) {
+        for (side, tor) in [(0, f.src_tor as usize), (1, f.dst_tor as usize)] {
+            count[2 * tor + side] += 1;
+            present[(2 * tor + side) * jobs + f.job] = true;
+        }
+    }
+    let unit: Vec<f64> = (0..jobs)
+        .map(|j| ring_time_s(inst.ring_sizes(j).min().unwrap_or(2), inst.jobs[j].0, 1.0))
+        .collect();
+    let mut bound = 0.0f64;
+    for tor in 0..t {
+        for side in 0..2 {
+            let links: Vec<f64> = (0..fabric.num_spines)
+                .map(|s| {
+                    if side == 0 {
+                        fabric.up(tor as u32, s)
+                    } else {
+                        fabric.down(tor as u32, s)
+                    }
+                })
+                .filter(|&e| fabric.capacity[e].is_some())
+                .map(|e| cap[e])
+                .collect();
+            let n = count[2 * tor + side];
+            if links.is_empty() || n <= links.len() {
+                continue;
+            }
+            let k = n.div_ceil(links.len()) as f64;
+            let top = links.iter().copied().fold(0.0, f64::max);
+            let least_unit = (0..jobs)
+                .filter(|&j| present[(2 * tor + side) * jobs + j])
+                .map(|j| unit[j])
+                .fold(f64::INFINITY, f64::min);
+            // ring_time is inversely proportional to the rate: unit time (at 1 Gbps) / rate.
+            bound = bound.max(least_unit / (top / k));
+        }
+    }
+    bound
 }
 
 /// Find the best routing for `objective`, exploring at most `node_budget` nodes.
@@ -730,7 +790,11 @@ impl ExactRun {
             stopped: false,
             stack: Vec::new(),
             cursor: Cursor::Enter,
+            floor: 0.0,
         };
+        if objective == Objective::MinMakespan {
+            search.floor = crowded_tor_s(inst, &search.cap);
+        }
         let prelude = if matches!(objective, Objective::FlowLex | Objective::JobLex) {
             // The least possible max load, proven, gives the flow-lex optimum's least rate.
             Some(Box::new(ExactRun::new(
@@ -825,13 +889,15 @@ mod tests {
     #[test]
     fn a_watcher_stops_the_search_with_its_best_unproven() {
         use crate::routing::generate::{generate, Placement};
-        // The paper's fabric, flow-lex: far beyond a few hundred nodes.
+        // The paper's fabric with 200 failed single links, flow-lex: no bound proves it at once
+        // (without failures, edge colouring proves it at the root).
         let p = Placement {
             tors: 64,
             spines: 32,
             hosts_per_tor: 32,
             jobs: 5,
             ring_size: 8,
+            failed_links: 200,
             ..Placement::default()
         };
         let inst = generate(&p).unwrap().instance().unwrap();
@@ -900,6 +966,37 @@ mod tests {
         }
         // The searches were long enough to pause, many times.
         assert!(pauses > 200, "{pauses}");
+    }
+
+    #[test]
+    fn at_the_papers_scale_the_load_and_makespan_optima_are_proven_at_the_root() {
+        use crate::routing::edge_coloring::max_degree;
+        use crate::routing::generate::{generate, Placement};
+        for (jobs, ring, failed) in [(5, 8, 0), (3, 2, 4), (1, 4, 8), (5, 4, 1)] {
+            let p = Placement {
+                tors: 64,
+                spines: 32,
+                hosts_per_tor: 32,
+                jobs,
+                ring_size: ring,
+                failed_spines: failed,
+                ..Placement::default()
+            };
+            let inst = generate(&p).unwrap().instance().unwrap();
+            let k = max_degree(&inst).div_ceil(32 - failed as usize) as f64;
+            let load = optimize(&inst, Objective::MinMaxLinkLoad, 1_000);
+            assert!(load.proven && load.nodes == 0, "{p:?}");
+            assert_eq!(load.bound, k);
+            let span = optimize(&inst, Objective::MinMakespan, 1_000);
+            assert!(span.proven && span.nodes == 0, "{p:?}");
+            // The crowded-ToR bound: the rings run at c / k (all jobs alike here).
+            let unit = ring_time_s(ring as usize, inst.jobs[0].0, 100.0);
+            assert!((span.bound - unit * k).abs() <= 1e-9 * span.bound, "{p:?}");
+            if failed == 0 {
+                let lex = optimize(&inst, Objective::FlowLex, 1_000);
+                assert!(lex.proven, "{p:?}");
+            }
+        }
     }
 
     fn all_routings(inst: &Instance) -> Vec<Routing> {
@@ -1000,6 +1097,7 @@ mod tests {
                     stopped: false,
                     stack: Vec::new(),
                     cursor: Cursor::Done,
+                    floor: 0.0,
                 };
                 let best = all
                     .iter()

@@ -1,9 +1,10 @@
 //! Routing over a 2-layer Clos fabric (arXiv 2503.05324, ../shared/ROUTING.md): the scenario and its
 //! flows, max-min fair rates, every metric of the spec (with a fluid simulation), and the routing
-//! algorithms (ECMP, greedy, capacity-aware greedy). Pure Rust.
+//! algorithms (ECMP, greedy, capacity-aware greedy, edge colouring, the exact optimizer). Pure Rust.
 
 pub mod algorithms;
 pub mod coupling;
+pub mod edge_coloring;
 pub mod exact;
 pub mod fluid;
 pub mod generate;

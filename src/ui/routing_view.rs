@@ -23,11 +23,12 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
 
-const ALGORITHMS: [(&str, &str); 4] = [
+const ALGORITHMS: [(&str, &str); 5] = [
     ("ecmp", "ECMP"),
     ("greedy", "greedy"),
     ("greedy-capacity-aware", "greedy (capacity-aware)"),
     ("optimal", "optimal (min makespan)"),
+    ("edge-coloring", "edge coloring"),
 ];
 
 /// A chart of the routing study on a canvas in device pixels, with its numbers as a table.
@@ -293,7 +294,7 @@ pub fn RoutingView(
                     <dd data-testid="route-ms" data-value=move || runner.compute_ms.get().map(|v| v.to_string()).unwrap_or_default()>
                         {move || runner.compute_ms.get().map_or("…".into(), |v| format!("{v:.1} ms"))}
                     </dd>
-                    <dd class="hint">"all four algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
+                    <dd class="hint">"all five algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
                 </div>
             </dl>
             {move || {

@@ -5,7 +5,11 @@ use super::args::{ArgError, Args};
 use super::inputs::choice;
 use super::Failure;
 use crate::routing::algorithms::{group_order, visit_order};
+use crate::routing::annealing::{annealing, DEFAULT_MOVES};
 use crate::routing::edge_coloring::{edge_coloring, max_degree};
+
+/// The most annealing moves `--moves` takes (about a minute natively).
+const MAX_MOVES: u64 = 1_000_000_000;
 use crate::routing::generate::{generate, Placement};
 use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, RouteScenario};
 use serde_json::{json, Value};
@@ -16,6 +20,7 @@ enum Algorithm {
     Greedy,
     GreedyCapacityAware,
     EdgeColoring,
+    Annealing,
     Optimal,
 }
 
@@ -23,7 +28,15 @@ enum Algorithm {
 pub fn route(args: &[String]) -> Result<String, Failure> {
     let args = Args::parse(
         args,
-        &["algorithm", "objective", "node-budget", "time-limit"],
+        &[
+            "algorithm",
+            "objective",
+            "node-budget",
+            "time-limit",
+            "seed",
+            "moves",
+            "export-ilp",
+        ],
         &[],
     )?;
     let [path] = args.positional.as_slice() else {
@@ -40,6 +53,7 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
             ("greedy", Algorithm::Greedy),
             ("greedy-capacity-aware", Algorithm::GreedyCapacityAware),
             ("edge-coloring", Algorithm::EdgeColoring),
+            ("annealing", Algorithm::Annealing),
             ("optimal", Algorithm::Optimal),
         ],
     )?;
@@ -49,12 +63,44 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
     let inst = sc
         .instance()
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    if let Some(out) = args.one("export-ilp")? {
+        // The paper's ILP for another solver, instead of routing.
+        let (lp, size) = crate::routing::ilp::to_lp(&inst);
+        std::fs::write(out, lp).map_err(|e| Failure::Input(format!("{out}: {e}")))?;
+        return Ok(serde_json::to_string_pretty(&json!({
+            "exported": out,
+            "format": "CPLEX LP",
+            "objective": "min-max-link-load",
+            "variables": size.variables,
+            "constraints": size.constraints,
+        }))
+        .expect("json"));
+    }
+    let seed = match args.one("seed")? {
+        None => 1,
+        Some(v) => v
+            .parse::<u64>()
+            .map_err(|_| Failure::Usage(format!("--seed: expected a whole number, got \"{v}\"")))?,
+    };
+    let moves = match args.one("moves")? {
+        None => DEFAULT_MOVES,
+        Some(v) => v
+            .parse::<u64>()
+            .ok()
+            .filter(|m| *m <= MAX_MOVES)
+            .ok_or_else(|| {
+                Failure::Usage(format!(
+                    "--moves: expected a whole number up to {MAX_MOVES}, got \"{v}\""
+                ))
+            })?,
+    };
     let t0 = std::time::Instant::now();
     let (name, routing) = match algorithm {
         Algorithm::Ecmp => ("ecmp", ecmp(&inst)),
         Algorithm::Greedy => ("greedy", greedy(&inst)),
         Algorithm::GreedyCapacityAware => ("greedy-capacity-aware", greedy_capacity_aware(&inst)),
         Algorithm::EdgeColoring => ("edge-coloring", edge_coloring(&inst)),
+        Algorithm::Annealing => ("annealing", annealing(&inst, seed, moves)),
         Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
@@ -66,6 +112,10 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
         // König: Δ colours; the least possible largest link load when every flow may use every
         // live spine.
         obj.insert("max_degree".into(), json!(max_degree(&inst)));
+    }
+    if algorithm == Algorithm::Annealing {
+        obj.insert("seed".into(), json!(seed));
+        obj.insert("moves".into(), json!(moves));
     }
     obj.insert(
         "jobs".into(),
@@ -273,7 +323,13 @@ mod tests {
         let (code, sc, err) = run_with(&["route-scenario", "--jobs", "2", "--seed", "5"]);
         assert_eq!(code, 0, "{err}");
         let path = temp("gen.json", &sc);
-        for algorithm in ["ecmp", "greedy", "greedy-capacity-aware", "edge-coloring"] {
+        for algorithm in [
+            "ecmp",
+            "greedy",
+            "greedy-capacity-aware",
+            "edge-coloring",
+            "annealing",
+        ] {
             let (code, out, err) = run_with(&["route", &path, "--algorithm", algorithm]);
             assert_eq!(code, 0, "{err}");
             let v: serde_json::Value = serde_json::from_str(&out).unwrap();

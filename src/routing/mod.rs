@@ -3,11 +3,13 @@
 //! algorithms (ECMP, greedy, capacity-aware greedy, edge colouring, the exact optimizer). Pure Rust.
 
 pub mod algorithms;
+pub mod annealing;
 pub mod coupling;
 pub mod edge_coloring;
 pub mod exact;
 pub mod fluid;
 pub mod generate;
+pub mod ilp;
 pub mod lex_count;
 pub mod metrics;
 pub mod rates;

@@ -1,9 +1,11 @@
 //! A routing study: what the app's Routing view shows for one setup. The setup is a generator
 //! placement (plus an optional degraded link); the study routes it with ECMP, greedy, capacity-aware
-//! greedy, the exact optimizer (min static makespan, within a node budget) and edge colouring, and
+//! greedy, the exact optimizer (min static makespan, within a node budget), edge colouring and
+//! simulated annealing, and
 //! sweeps the number of failed spines for ECMP, greedy and the optimizer.
 
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
+use super::annealing::{annealing, DEFAULT_MOVES};
 use super::coupling::{efficiency_of, EtaBasis};
 use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
@@ -88,7 +90,8 @@ pub struct RouteSetup {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RouteLink {
     pub setup: RouteSetup,
-    /// Index of the algorithm shown (ECMP, greedy, capacity-aware greedy, optimal, edge colouring).
+    /// Index of the algorithm shown (ECMP, greedy, capacity-aware greedy, optimal, edge colouring,
+    /// annealing).
     pub algorithm: usize,
 }
 
@@ -224,6 +227,8 @@ enum Stage {
     Optimal(Box<ExactRun>),
     /// The paper's Edge-Coloring baseline.
     EdgeColoring,
+    /// The paper's simulated annealing (seed 1, the default number of moves).
+    Annealing,
     /// The failure sweep at `failed` failed spines: ECMP, then greedy, then the optimizer.
     Sweep {
         failed: u32,
@@ -320,11 +325,17 @@ impl RouteStudyRun {
                 }
             }
             Stage::EdgeColoring => {
-                // Listed after the optimizer, so that links naming an algorithm by its index
-                // (0-3) still show the same one.
+                // Listed after the optimizer (as annealing is), so that links naming an
+                // algorithm by its index (0-3) still show the same one.
                 let r = edge_coloring(inst);
                 self.routed
                     .push(Routed::new("edge coloring", measure(inst, &r), None));
+                Stage::Annealing
+            }
+            Stage::Annealing => {
+                let r = annealing(inst, 1, DEFAULT_MOVES);
+                self.routed
+                    .push(Routed::new("annealing", measure(inst, &r), None));
                 self.sweep_at(0)
             }
             Stage::Sweep {
@@ -403,7 +414,7 @@ impl RouteStudyRun {
     /// and each point of the sweep's heuristics count as one piece.
     pub fn progress(&self) -> StudyProgress {
         let spines = f64::from(self.setup.placement.spines);
-        let total = HEURISTICS.len() as f64 + 2.0 + 3.0 * spines;
+        let total = HEURISTICS.len() as f64 + 3.0 + 3.0 * spines;
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
             Stage::Heuristic(i) => (*i as f64, format!("routing with {}", HEURISTICS[*i])),
@@ -419,8 +430,9 @@ impl RouteStudyRun {
                 HEURISTICS.len() as f64 + 1.0,
                 "routing by edge colouring".to_string(),
             ),
+            Stage::Annealing => (HEURISTICS.len() as f64 + 2.0, "annealing".to_string()),
             Stage::Sweep { failed, part, .. } => {
-                let base = HEURISTICS.len() as f64 + 2.0 + 3.0 * f64::from(*failed);
+                let base = HEURISTICS.len() as f64 + 3.0 + 3.0 * f64::from(*failed);
                 let within = match part {
                     SweepPart::Ecmp => 0.0,
                     SweepPart::Greedy => 1.0,
@@ -530,7 +542,7 @@ mod tests {
     fn every_preset_routes_and_greedy_beats_or_ties_ecmp() {
         for p in RoutePreset::ALL {
             let s = route_study(&p.setup()).unwrap();
-            assert_eq!(s.routed.len(), 5);
+            assert_eq!(s.routed.len(), 6);
             let make = |i: usize| s.routed[i].metrics.makespan_static_s;
             assert!(make(1) <= make(0) * (1.0 + 1e-9), "{p:?}");
             assert!(make(3) <= make(1) * (1.0 + 1e-9), "{p:?}");

@@ -23,12 +23,13 @@ use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
 
-const ALGORITHMS: [(&str, &str); 5] = [
+const ALGORITHMS: [(&str, &str); 6] = [
     ("ecmp", "ECMP"),
     ("greedy", "greedy"),
     ("greedy-capacity-aware", "greedy (capacity-aware)"),
     ("optimal", "optimal (min makespan)"),
     ("edge-coloring", "edge coloring"),
+    ("annealing", "annealing"),
 ];
 
 /// A chart of the routing study on a canvas in device pixels, with its numbers as a table.
@@ -191,7 +192,9 @@ pub fn RoutingView(
             <h2 id="routing-title">"Routing the training traffic over a Clos fabric"</h2>
             <p class="hint">
                 "Each job's data-parallel rings send one chunk per step to their successor (ring All-Reduce). "
-                "ECMP hashes flows onto spines; the paper's greedy spreads them by counting flows per link "
+                "ECMP hashes flows onto spines; the paper's greedy spreads them by counting flows per link, "
+                "edge colouring gives each spine a matching of the flows (the fewest flows per link there can be "
+                "when every flow may use every spine), annealing improves random moves "
                 "(arXiv 2503.05324). Links: 100 Gbps, NICs: 100 Gbps."
             </p>
             <div class="route-form">
@@ -294,7 +297,7 @@ pub fn RoutingView(
                     <dd data-testid="route-ms" data-value=move || runner.compute_ms.get().map(|v| v.to_string()).unwrap_or_default()>
                         {move || runner.compute_ms.get().map_or("…".into(), |v| format!("{v:.1} ms"))}
                     </dd>
-                    <dd class="hint">"all five algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
+                    <dd class="hint">"all six algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
                 </div>
             </dl>
             {move || {

@@ -27,7 +27,9 @@ Commands:
              optimal: --objective flow-lex|job-lex|min-max-link-load|min-makespan,
              --node-budget N (default 10,000,000), --time-limit S (default 5 s; progress on stderr)
   route-scenario  a generated routing scenario: --tors --spines --hosts-per-tor --jobs --ring-size
-             --failed-spines --failed-links --seed --chunk-bytes
+             --failed-spines --failed-links --seed --chunk-bytes; --models gpt3,bloom,llama2 for the
+             paper's jobs (TP x PP shards, one ring per shard, chunk = FP32 weights / shards / ring
+             size) on the paper's fabric by default (64 ToRs x 32 spines, 32 NICs per ToR)
   permalink  the URL fragment (#v1=...) that opens a scenario in the app; --base-url URL prints
              the whole link URL#v1=... (URL: where the app is published); --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost

@@ -7,6 +7,7 @@ use super::Failure;
 use crate::routing::algorithms::{group_order, visit_order};
 use crate::routing::annealing::{annealing, DEFAULT_MOVES};
 use crate::routing::edge_coloring::{edge_coloring, max_degree};
+use crate::routing::paper_jobs::PaperModel;
 
 /// The most annealing moves `--moves` takes (about a minute natively).
 const MAX_MOVES: u64 = 1_000_000_000;
@@ -270,7 +271,9 @@ fn whole(args: &Args, name: &'static str, default: u32) -> Result<u32, ArgError>
 }
 
 /// `route-scenario [--tors T] [--spines S] [--hosts-per-tor H] [--jobs K] [--ring-size N]
-/// [--failed-spines F] [--failed-links L] [--seed X]`: a generated scenario as JSON.
+/// [--failed-spines F] [--failed-links L] [--seed X] [--models gpt3,bloom,llama2]`: a generated
+/// scenario as JSON. With `--models`, the paper's jobs on the paper's fabric by default (64 ToRs x
+/// 32 spines, 32 NICs per ToR).
 pub fn route_scenario(args: &[String]) -> Result<String, Failure> {
     let names = [
         "tors",
@@ -282,9 +285,37 @@ pub fn route_scenario(args: &[String]) -> Result<String, Failure> {
         "failed-links",
         "seed",
         "chunk-bytes",
+        "models",
     ];
     let args = Args::parse(args, &names, &[])?;
-    let d = Placement::default();
+    let models = match args.one("models")? {
+        None => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|m| {
+                PaperModel::parse(m).ok_or_else(|| ArgError::Bad {
+                    option: "models".into(),
+                    message: format!(
+                        "\"{}\" is not one of the paper's models ({})",
+                        m.trim(),
+                        PaperModel::ALL.map(|m| m.key()).join(", ")
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let d = if models.is_empty() {
+        Placement::default()
+    } else {
+        // The paper's fabric: 64 ToRs x 32 spines, 32 NICs per ToR (four 8-NIC hosts).
+        Placement {
+            tors: 64,
+            spines: 32,
+            hosts_per_tor: 32,
+            ring_size: 8,
+            ..Placement::default()
+        }
+    };
     let p = Placement {
         tors: whole(&args, "tors", d.tors)?,
         spines: whole(&args, "spines", d.spines)?,
@@ -301,6 +332,7 @@ pub fn route_scenario(args: &[String]) -> Result<String, Failure> {
                 message: format!("expected a number of bytes, got \"{t}\""),
             })?,
         },
+        models,
     };
     let sc = generate(&p).map_err(Failure::Input)?;
     Ok(serde_json::to_string_pretty(&sc).expect("json"))
@@ -451,5 +483,28 @@ mod tests {
         let (code, _, err) = run_with(&["route", &path, "--algorithm", "magic"]);
         assert_eq!(code, 2);
         assert!(err.contains("--algorithm"), "{err}");
+    }
+
+    #[test]
+    fn the_papers_jobs_on_the_papers_fabric_route_contention_free_by_edge_colouring() {
+        let (code, out, err) = run_with(&["route-scenario", "--models", "gpt3,bloom,llama2"]);
+        assert_eq!(code, 0, "{err}");
+        let path = temp("paper.json", &out);
+        let sc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(sc["network"]["num_tors"], 64);
+        assert_eq!(sc["jobs"].as_array().unwrap().len(), 3);
+        let (code, out, err) = run_with(&["route", &path, "--algorithm", "edge-coloring"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        // Every ToR sends and receives at most 32 flows over 32 spines: one flow per link.
+        assert_eq!(v["max_link_load"], 1);
+        assert_eq!(v["max_degree"], 32);
+        assert_eq!(v["efficiency"], 1.0);
+        let (code, _, err) = run_with(&["route-scenario", "--models", "gpt3,gpt5"]);
+        assert_eq!(code, 2);
+        assert!(
+            err.contains("\"gpt5\" is not one of the paper's models"),
+            "{err}"
+        );
     }
 }

@@ -48,6 +48,7 @@ pub fn switch_scenario(
         failed_links: fabric.failed_links,
         seed: fabric.seed,
         chunk_bytes: message_bytes / f64::from(group),
+        models: Vec::new(),
     })?;
     sc.network.nic_gbps = 8.0 * bw_gbps;
     sc.network.link_gbps = fabric.rho * 8.0 * bw_gbps;

@@ -4,6 +4,7 @@
 //! failed spines and failed ToR-spine links (none that would leave a flow without a path).
 
 use super::algorithms::splitmix64;
+use super::paper_jobs::{place, PaperModel};
 use super::scenario::{ClosNetwork, Host, Job, LinkKind, LinkRef, RouteScenario};
 
 /// What to generate.
@@ -19,6 +20,10 @@ pub struct Placement {
     pub failed_links: u32,
     pub seed: u64,
     pub chunk_bytes: f64,
+    /// The paper's jobs, in order (then `jobs` and `chunk_bytes` are ignored: one job per model,
+    /// its chunk from its weights).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<PaperModel>,
 }
 
 impl Default for Placement {
@@ -34,6 +39,7 @@ impl Default for Placement {
             failed_links: 0,
             seed: 1,
             chunk_bytes: 64e6,
+            models: Vec::new(),
         }
     }
 }
@@ -103,6 +109,22 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
         ));
     }
     let total = p.tors * p.hosts_per_tor;
+    if !p.models.is_empty() {
+        crate::limits::at_most(
+            "models",
+            "jobs",
+            p.models.len() as u64,
+            crate::limits::MAX_JOBS,
+        )
+        .map_err(|e| e.to_string())?;
+        let jobs = place(&p.models, p.ring_size, p.hosts_per_tor, total)?;
+        return finish(
+            p,
+            total,
+            jobs,
+            Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        );
+    }
     // Equal jobs, each a multiple of the ring size, using as many hosts as fit.
     let per_job = total / p.jobs / p.ring_size * p.ring_size;
     if per_job < p.ring_size {
@@ -114,12 +136,6 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
         ));
     }
     let mut rng = Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let hosts: Vec<Host> = (0..total)
-        .map(|i| Host {
-            id: i,
-            tor: i / p.hosts_per_tor,
-        })
-        .collect();
     // Leave the idle hosts at a random place: the first job starts after a random offset.
     let spare = total - per_job * p.jobs;
     let offset = rng.below(u64::from(spare) + 1) as u32;
@@ -141,6 +157,22 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
                 rings,
                 model_hint: None,
             }
+        })
+        .collect();
+    finish(p, total, jobs, rng)
+}
+
+/// The hosts, the failed spines and links around `jobs`.
+fn finish(
+    p: &Placement,
+    total: u32,
+    jobs: Vec<Job>,
+    mut rng: Rng,
+) -> Result<RouteScenario, String> {
+    let hosts: Vec<Host> = (0..total)
+        .map(|i| Host {
+            id: i,
+            tor: i / p.hosts_per_tor,
         })
         .collect();
     let mut spines: Vec<u32> = (0..p.spines).collect();

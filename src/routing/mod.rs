@@ -12,6 +12,7 @@ pub mod generate;
 pub mod ilp;
 pub mod lex_count;
 pub mod metrics;
+pub mod paper_jobs;
 pub mod rates;
 pub mod scenario;
 pub mod study;

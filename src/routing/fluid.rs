@@ -11,22 +11,67 @@ const EPS: f64 = 1e-12;
 
 /// Each job's All-Reduce time (s) with flows on `paths` (by flow id).
 pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
-    let cap = inst.capacities();
-    let chunk_of_ring: Vec<f64> = inst.rings.iter().map(|r| inst.jobs[r.job].0).collect();
-    let mut step = vec![0usize; inst.rings.len()];
-    let mut ring_done_at = vec![f64::NAN; inst.rings.len()];
-    // Remaining bytes of every flow in its ring's current step (0 when done for this step).
-    let mut remaining: Vec<f64> = inst.flows.iter().map(|f| chunk_of_ring[f.ring]).collect();
-    let mut t = 0.0;
-    loop {
+    let mut run = FluidRun::new(inst, paths.to_vec());
+    while !run.step(inst, usize::MAX) {}
+    run.times(inst)
+}
+
+/// The fluid simulation an event at a time ([`FluidRun::step`]), so the app can spread it over
+/// animation frames; run to the end it gives [`fluid_times`].
+#[derive(Clone, Debug)]
+pub struct FluidRun {
+    paths: Vec<Vec<usize>>,
+    cap: Vec<f64>,
+    chunk_of_ring: Vec<f64>,
+    step: Vec<usize>,
+    ring_done_at: Vec<f64>,
+    /// Remaining bytes of every flow in its ring's current step (0 when done for this step).
+    remaining: Vec<f64>,
+    t: f64,
+    done: bool,
+    /// Events simulated so far.
+    pub events: usize,
+}
+
+impl FluidRun {
+    pub fn new(inst: &Instance, paths: Vec<Vec<usize>>) -> FluidRun {
+        let chunk_of_ring: Vec<f64> = inst.rings.iter().map(|r| inst.jobs[r.job].0).collect();
+        FluidRun {
+            remaining: inst.flows.iter().map(|f| chunk_of_ring[f.ring]).collect(),
+            paths,
+            cap: inst.capacities(),
+            step: vec![0usize; inst.rings.len()],
+            ring_done_at: vec![f64::NAN; inst.rings.len()],
+            chunk_of_ring,
+            t: 0.0,
+            done: false,
+            events: 0,
+        }
+    }
+
+    /// Simulate up to `events` more events; true when every ring has finished.
+    pub fn step(&mut self, inst: &Instance, events: usize) -> bool {
+        for _ in 0..events {
+            if self.done {
+                break;
+            }
+            self.event(inst);
+        }
+        self.done
+    }
+
+    fn event(&mut self, inst: &Instance) {
+        let remaining = &mut self.remaining;
         let active: Vec<usize> = (0..inst.flows.len())
             .filter(|&f| remaining[f] > 0.0)
             .collect();
         if active.is_empty() {
-            break;
+            self.done = true;
+            return;
         }
-        let sub: Vec<Vec<usize>> = active.iter().map(|&f| paths[f].clone()).collect();
-        let rates = max_min_rates(&sub, &cap);
+        self.events += 1;
+        let sub: Vec<Vec<usize>> = active.iter().map(|&f| self.paths[f].clone()).collect();
+        let rates = max_min_rates(&sub, &self.cap);
         // Seconds to each completion, and to the first.
         let finish: Vec<f64> = active
             .iter()
@@ -34,13 +79,13 @@ pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
             .map(|(&f, r)| remaining[f] * 8.0 / (r * 1e9))
             .collect();
         let dt = finish.iter().copied().fold(f64::INFINITY, f64::min);
-        t += dt;
+        self.t += dt;
         // Every event ends at least the flows that finish first (by their own time, not by the
         // bytes left after rounding), so the simulation always progresses: at most one event per
         // flow and step.
         for ((&f, r), &tf) in active.iter().zip(&rates).zip(&finish) {
             let left = remaining[f] - r * 1e9 * dt / 8.0;
-            remaining[f] = if tf <= dt || left <= EPS * chunk_of_ring[inst.flows[f].ring] {
+            remaining[f] = if tf <= dt || left <= EPS * self.chunk_of_ring[inst.flows[f].ring] {
                 0.0
             } else {
                 left
@@ -48,23 +93,32 @@ pub fn fluid_times(inst: &Instance, paths: &[Vec<usize>]) -> Vec<f64> {
         }
         // Rings whose step is complete move on (or finish).
         for (r, ring) in inst.rings.iter().enumerate() {
-            if !ring_done_at[r].is_nan() || ring.flows.iter().any(|&f| remaining[f] > 0.0) {
+            if !self.ring_done_at[r].is_nan() || ring.flows.iter().any(|&f| remaining[f] > 0.0) {
                 continue;
             }
-            step[r] += 1;
-            if step[r] == 2 * (ring.flows.len() - 1) {
-                ring_done_at[r] = t;
+            self.step[r] += 1;
+            if self.step[r] == 2 * (ring.flows.len() - 1) {
+                self.ring_done_at[r] = self.t;
             } else {
                 for &f in &ring.flows {
-                    remaining[f] = chunk_of_ring[r];
+                    remaining[f] = self.chunk_of_ring[r];
                 }
             }
         }
     }
-    inst.jobs
-        .iter()
-        .map(|(_, rings)| rings.iter().map(|&r| ring_done_at[r]).fold(0.0, f64::max))
-        .collect()
+
+    /// Each job's All-Reduce time (s) (final once [`FluidRun::step`] has returned true).
+    pub fn times(&self, inst: &Instance) -> Vec<f64> {
+        inst.jobs
+            .iter()
+            .map(|(_, rings)| {
+                rings
+                    .iter()
+                    .map(|&r| self.ring_done_at[r])
+                    .fold(0.0, f64::max)
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use super::annealing::{annealing, DEFAULT_MOVES};
 use super::coupling::{efficiency_of, EtaBasis};
 use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
+use super::fluid::FluidRun;
 use super::generate::{generate, Placement};
-use super::metrics::{measure, Metrics};
+use super::metrics::{measure_static, Metrics, Routing};
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 
 /// The presets of the Routing view.
@@ -95,14 +96,13 @@ pub struct RouteLink {
     pub algorithm: usize,
 }
 
-/// The largest setup the Routing view studies. Its study (four routings, the fluid simulation and
-/// a sweep over every number of failed spines) runs on the page a slice per animation frame
-/// ([`RouteStudyRun`]), so the page stays responsive, but its total is kept to about a second
-/// (8 ToRs x 8 hosts x 4 spines: about 7 ms natively; 16 x 16 x 8: about 0.95 s; the paper's
-/// 64 x 32 x 32 takes 4 minutes). Larger fabrics go through the command line.
-pub const VIEW_MAX_HOSTS: u64 = 256;
+/// The largest setup the Routing view studies: the routing paper's fabric (64 ToRs x 32 NICs,
+/// 32 spines). Its study (six routings with their fluid simulations, and a sweep over every
+/// number of failed spines) runs on the page a slice per animation frame ([`RouteStudyRun`]): at
+/// the paper's scale about 1.5 s of work natively, no piece over 10 ms.
+pub const VIEW_MAX_HOSTS: u64 = 2048;
 /// See [`VIEW_MAX_HOSTS`].
-pub const VIEW_MAX_SPINES: u64 = 8;
+pub const VIEW_MAX_SPINES: u64 = 32;
 
 impl RouteSetup {
     /// The Routing view's own limits, checked before anything is generated.
@@ -216,20 +216,30 @@ pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
 /// Nodes of the optimizer's search per point of the failure sweep.
 const SWEEP_NODE_BUDGET: u64 = VIEW_NODE_BUDGET / 4;
 
-/// The heuristics the study routes with, in the order the view lists them.
-const HEURISTICS: [&str; 3] = ["ECMP", "greedy", "greedy (capacity-aware)"];
+/// The algorithms the study routes with, in the order the view lists them (links name them by
+/// this index, so new ones go at the end).
+pub const ALGORITHM_NAMES: [&str; 6] = [
+    "ECMP",
+    "greedy",
+    "greedy (capacity-aware)",
+    "optimal (min makespan)",
+    "edge coloring",
+    "annealing",
+];
+
+/// The index of the exact optimizer in [`ALGORITHM_NAMES`].
+const OPTIMAL: usize = 3;
 
 /// What a [`RouteStudyRun`] does next.
 enum Stage {
-    /// Route and measure the heuristic `HEURISTICS[i]`.
-    Heuristic(usize),
+    /// Route with algorithm `k` of [`ALGORITHM_NAMES`] (the optimizer starts its search).
+    Route(usize),
     /// The exact search for the least static makespan.
     Optimal(Box<ExactRun>),
-    /// The paper's Edge-Coloring baseline.
-    EdgeColoring,
-    /// The paper's simulated annealing (seed 1, the default number of moves).
-    Annealing,
-    /// The failure sweep at `failed` failed spines: ECMP, then greedy, then the optimizer.
+    /// The fluid simulation of algorithm `k`'s routing (its static metrics are in already).
+    Fluid(usize, Box<FluidRun>),
+    /// The failure sweep at `failed` failed spines: ECMP, then greedy, then the optimizer (static
+    /// makespans only).
     Sweep {
         failed: u32,
         instance: Box<Instance>,
@@ -253,10 +263,10 @@ pub struct StudyProgress {
     pub doing: String,
 }
 
-/// A routing study computed a piece at a time: [`RouteStudyRun::step`] does one heuristic, one
-/// point of the failure sweep's heuristics, or a slice of an exact search, so the app can spread
-/// the study over animation frames with a progress bar and drop it to cancel. The pieces give the
-/// same study as [`route_study`].
+/// A routing study computed a piece at a time: [`RouteStudyRun::step`] does one routing, a few
+/// events of a fluid simulation, one point of the failure sweep's heuristics, or a slice of an
+/// exact search, so the app can spread the study over animation frames with a progress bar and
+/// drop it to cancel. The pieces give the same study as [`route_study`].
 pub struct RouteStudyRun {
     setup: RouteSetup,
     scenario: RouteScenario,
@@ -284,59 +294,53 @@ impl RouteStudyRun {
                 optimal_s: Vec::new(),
                 optimal_proven: Vec::new(),
             },
-            stage: Stage::Heuristic(0),
+            stage: Stage::Route(0),
         })
     }
 
     /// Do the next piece, exploring at most about `nodes` nodes if it is an exact search (at
-    /// least [`super::exact::WATCH_EVERY`]). True when the study is complete.
+    /// least [`super::exact::WATCH_EVERY`]) and `nodes / 32` events of a fluid simulation. True
+    /// when the study is complete.
     pub fn step(&mut self, nodes: u64) -> bool {
         let inst = &self.instance;
         self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Heuristic(i) => {
-                let r = match i {
+            Stage::Route(OPTIMAL) => Stage::Optimal(Box::new(ExactRun::new(
+                inst,
+                Objective::MinMakespan,
+                VIEW_NODE_BUDGET,
+            ))),
+            Stage::Route(k) => {
+                let r = match k {
                     0 => ecmp(inst),
                     1 => greedy(inst),
-                    _ => greedy_capacity_aware(inst),
+                    2 => greedy_capacity_aware(inst),
+                    4 => edge_coloring(inst),
+                    _ => annealing(inst, 1, DEFAULT_MOVES),
                 };
-                self.routed
-                    .push(Routed::new(HEURISTICS[i], measure(inst, &r), None));
-                if i + 1 < HEURISTICS.len() {
-                    Stage::Heuristic(i + 1)
-                } else {
-                    Stage::Optimal(Box::new(ExactRun::new(
-                        inst,
-                        Objective::MinMakespan,
-                        VIEW_NODE_BUDGET,
-                    )))
-                }
+                self.routed_static(k, &r, None)
             }
             Stage::Optimal(mut run) => {
                 if advance(&mut run, inst, nodes) {
                     let opt = run.optimum(inst);
-                    self.routed.push(Routed::new(
-                        "optimal (min makespan)",
-                        measure(inst, &opt.routing),
-                        Some(opt.proven),
-                    ));
-                    Stage::EdgeColoring
+                    self.routed_static(OPTIMAL, &opt.routing, Some(opt.proven))
                 } else {
                     Stage::Optimal(run)
                 }
             }
-            Stage::EdgeColoring => {
-                // Listed after the optimizer (as annealing is), so that links naming an
-                // algorithm by its index (0-3) still show the same one.
-                let r = edge_coloring(inst);
-                self.routed
-                    .push(Routed::new("edge coloring", measure(inst, &r), None));
-                Stage::Annealing
-            }
-            Stage::Annealing => {
-                let r = annealing(inst, 1, DEFAULT_MOVES);
-                self.routed
-                    .push(Routed::new("annealing", measure(inst, &r), None));
-                self.sweep_at(0)
+            Stage::Fluid(k, mut run) => {
+                let events = usize::try_from(nodes / 32).unwrap_or(usize::MAX).max(1);
+                if run.step(inst, events) {
+                    let r = &mut self.routed[k];
+                    let metrics = r.metrics.clone().with_fluid(run.times(inst));
+                    *r = Routed::new(r.name, metrics, r.proven);
+                    if k + 1 < ALGORITHM_NAMES.len() {
+                        Stage::Route(k + 1)
+                    } else {
+                        self.sweep_at(0)
+                    }
+                } else {
+                    Stage::Fluid(k, run)
+                }
             }
             Stage::Sweep {
                 failed,
@@ -348,7 +352,9 @@ impl RouteStudyRun {
                 match part {
                     SweepPart::Ecmp => {
                         curve.failed.push(failed);
-                        curve.ecmp_s.push(measure(i, &ecmp(i)).makespan_static_s);
+                        curve
+                            .ecmp_s
+                            .push(measure_static(i, &ecmp(i)).makespan_static_s);
                         Stage::Sweep {
                             failed,
                             instance,
@@ -358,7 +364,7 @@ impl RouteStudyRun {
                     SweepPart::Greedy => {
                         curve
                             .greedy_s
-                            .push(measure(i, &greedy(i)).makespan_static_s);
+                            .push(measure_static(i, &greedy(i)).makespan_static_s);
                         let run = ExactRun::new(i, Objective::MinMakespan, SWEEP_NODE_BUDGET);
                         Stage::Sweep {
                             failed,
@@ -371,7 +377,7 @@ impl RouteStudyRun {
                             let best = run.optimum(i);
                             curve
                                 .optimal_s
-                                .push(measure(i, &best.routing).makespan_static_s);
+                                .push(measure_static(i, &best.routing).makespan_static_s);
                             curve.optimal_proven.push(best.proven);
                             self.sweep_at(failed + 1)
                         } else {
@@ -387,6 +393,17 @@ impl RouteStudyRun {
             Stage::Done => Stage::Done,
         };
         matches!(self.stage, Stage::Done)
+    }
+
+    /// Add algorithm `k`'s routing with its static metrics; its fluid simulation comes next.
+    fn routed_static(&mut self, k: usize, r: &Routing, proven: Option<bool>) -> Stage {
+        let inst = &self.instance;
+        self.routed.push(Routed::new(
+            ALGORITHM_NAMES[k],
+            measure_static(inst, r),
+            proven,
+        ));
+        Stage::Fluid(k, Box::new(FluidRun::new(inst, r.paths(inst))))
     }
 
     /// The sweep's point at `failed` failed spines, or the end when the fabric has no such point
@@ -410,33 +427,39 @@ impl RouteStudyRun {
         }
     }
 
-    /// How far the study is: each heuristic, each exact search (by its nodes against its budget)
-    /// and each point of the sweep's heuristics count as one piece.
+    /// How far the study is: each algorithm's routing and its fluid simulation, and each of the
+    /// three pieces of every point of the sweep count as one piece (an exact search by its nodes
+    /// against its budget).
     pub fn progress(&self) -> StudyProgress {
-        let spines = f64::from(self.setup.placement.spines);
-        let total = HEURISTICS.len() as f64 + 3.0 + 3.0 * spines;
+        let algorithms = ALGORITHM_NAMES.len() as f64;
+        let total = 2.0 * algorithms + 3.0 * f64::from(self.setup.placement.spines);
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
-            Stage::Heuristic(i) => (*i as f64, format!("routing with {}", HEURISTICS[*i])),
+            Stage::Route(k) => (
+                2.0 * *k as f64,
+                format!("routing with {}", ALGORITHM_NAMES[*k]),
+            ),
             Stage::Optimal(run) => (
-                HEURISTICS.len() as f64 + searched(run),
+                2.0 * OPTIMAL as f64 + searched(run).min(0.99),
                 format!(
                     "searching for the least makespan ({} of at most {} nodes)",
                     run.nodes(),
                     run.budget()
                 ),
             ),
-            Stage::EdgeColoring => (
-                HEURISTICS.len() as f64 + 1.0,
-                "routing by edge colouring".to_string(),
+            Stage::Fluid(k, run) => (
+                2.0 * *k as f64 + 1.0,
+                format!(
+                    "simulating {}'s All-Reduce ({} events)",
+                    ALGORITHM_NAMES[*k], run.events
+                ),
             ),
-            Stage::Annealing => (HEURISTICS.len() as f64 + 2.0, "annealing".to_string()),
             Stage::Sweep { failed, part, .. } => {
-                let base = HEURISTICS.len() as f64 + 3.0 + 3.0 * f64::from(*failed);
+                let base = 2.0 * algorithms + 3.0 * f64::from(*failed);
                 let within = match part {
                     SweepPart::Ecmp => 0.0,
                     SweepPart::Greedy => 1.0,
-                    SweepPart::Optimal(run) => 2.0 + searched(run),
+                    SweepPart::Optimal(run) => 2.0 + searched(run).min(0.99),
                 };
                 (
                     base + within,
@@ -485,7 +508,7 @@ mod tests {
         setup.placement.ring_size = 2;
         let e = route_study(&setup).unwrap_err();
         assert!(
-            e.contains("4294901760 is more than the limit of 256 hosts"),
+            e.contains("4294901760 is more than the limit of 2048 hosts"),
             "{e}"
         );
         setup.placement.tors = 8;
@@ -493,14 +516,21 @@ mod tests {
         setup.placement.spines = u32::MAX;
         let e = route_study(&setup).unwrap_err();
         assert!(
-            e.contains("spines: 4294967295 is more than the limit of 8"),
+            e.contains("spines: 4294967295 is more than the limit of 32"),
             "{e}"
         );
-        // The largest setup the view allows is studied.
-        setup.placement.spines = 8;
-        setup.placement.tors = 16;
-        setup.placement.hosts_per_tor = 16;
-        assert!(route_study(&setup).is_ok());
+        // The largest setup the view allows, the paper's fabric, starts (and routes: its first
+        // pieces); one ToR more does not.
+        setup.placement.spines = 32;
+        setup.placement.tors = 64;
+        setup.placement.hosts_per_tor = 32;
+        let mut run = RouteStudyRun::new(&setup).unwrap();
+        for _ in 0..4 {
+            assert!(!run.step(256));
+        }
+        assert!(run.progress().fraction > 0.0);
+        setup.placement.tors = 65;
+        assert!(RouteStudyRun::new(&setup).is_err());
     }
 
     #[test]

@@ -87,6 +87,33 @@ fn long_work_runs_in_slices_with_progress_and_a_cancel_and_no_task_over_50_ms() 
         .await;
         b.screenshot("app-routing-largest").await;
 
+        // The routing paper's fabric, typed digit by digit (each keystroke a new study): 64 ToRs
+        // of 32 NICs under 32 spines, 5 jobs of rings of 8. Every ToR has at most 32 flows each
+        // way, so edge colouring routes it contention-free: each ring's All-Reduce in
+        // 2 (8 - 1) chunk / 100 Gbps.
+        b.watch_long_tasks().await;
+        b.type_into("route-tors", "64").await;
+        b.type_into("route-hosts", "32").await;
+        b.type_into("route-spines", "32").await;
+        b.type_into("route-jobs", "5").await;
+        b.type_into("route-ring", "8").await;
+        b.select("route-algorithm", "edge-coloring").await;
+        let contention_free = 2.0 * 7.0 * 64e6 * 8.0 / 100e9;
+        b.wait_value("route-makespan", |v| close(v, contention_free))
+            .await;
+        let ms: f64 = b
+            .wait_value("route-ms", |v| !v.is_empty())
+            .await
+            .parse()
+            .unwrap();
+        let long = b.long_tasks().await;
+        eprintln!("routing view at the paper's 64 x 32 x 32: {ms:.0} ms of work in slices; tasks over 50 ms: {long:?}");
+        assert!(long.is_empty(), "tasks over 50 ms: {long:?}");
+        b.select("route-algorithm", "optimal").await;
+        b.wait_value("route-makespan", |v| close(v, contention_free))
+            .await;
+        b.screenshot("app-routing-paper").await;
+
         // The landscape: 1,024 solves a row per slice, and the drawing.
         b.click("view-landscape").await;
         b.wait_value("landscape-explain", |v| !v.is_empty()).await;

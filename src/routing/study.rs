@@ -12,6 +12,7 @@ use super::exact::{ExactRun, Objective};
 use super::fluid::FluidRun;
 use super::generate::{generate, Placement};
 use super::metrics::{measure_static, Metrics, Routing};
+use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 
 /// The presets of the Routing view.
@@ -21,14 +22,16 @@ pub enum RoutePreset {
     ThreeJobs,
     SpineFailure,
     DegradedLink,
+    PaperMix,
 }
 
 impl RoutePreset {
-    pub const ALL: [RoutePreset; 4] = [
+    pub const ALL: [RoutePreset; 5] = [
         RoutePreset::SingleJob,
         RoutePreset::ThreeJobs,
         RoutePreset::SpineFailure,
         RoutePreset::DegradedLink,
+        RoutePreset::PaperMix,
     ];
 
     pub fn key(self) -> &'static str {
@@ -37,6 +40,7 @@ impl RoutePreset {
             RoutePreset::ThreeJobs => "three-jobs",
             RoutePreset::SpineFailure => "spine-failure",
             RoutePreset::DegradedLink => "degraded-link",
+            RoutePreset::PaperMix => "paper-mix",
         }
     }
 
@@ -46,6 +50,7 @@ impl RoutePreset {
             RoutePreset::ThreeJobs => "three jobs sharing ToRs",
             RoutePreset::SpineFailure => "three jobs, one spine failed",
             RoutePreset::DegradedLink => "three jobs, one link at 25 Gbps",
+            RoutePreset::PaperMix => "the paper: GPT-3, BLOOM, LLaMA2-70B on 64 x 32",
         }
     }
 
@@ -74,6 +79,19 @@ impl RoutePreset {
             RoutePreset::DegradedLink => RouteSetup {
                 placement: base,
                 degraded_gbps: Some(25.0),
+            },
+            // The routing paper's fabric and job mix (rings of 8; see `paper_jobs`).
+            RoutePreset::PaperMix => RouteSetup {
+                placement: Placement {
+                    tors: 64,
+                    spines: 32,
+                    hosts_per_tor: 32,
+                    jobs: 3,
+                    ring_size: 8,
+                    models: PaperModel::ALL.to_vec(),
+                    ..base
+                },
+                degraded_gbps: None,
             },
         }
     }
@@ -570,7 +588,11 @@ mod tests {
 
     #[test]
     fn every_preset_routes_and_greedy_beats_or_ties_ecmp() {
-        for p in RoutePreset::ALL {
+        // (The paper's mix is the paper's scale: its own test below.)
+        for p in RoutePreset::ALL
+            .into_iter()
+            .filter(|p| *p != RoutePreset::PaperMix)
+        {
             let s = route_study(&p.setup()).unwrap();
             assert_eq!(s.routed.len(), 6);
             let make = |i: usize| s.routed[i].metrics.makespan_static_s;
@@ -601,5 +623,17 @@ mod tests {
         }
         assert!(f.optimal_proven.iter().all(|p| *p));
         assert!(f.optimal_s.windows(2).all(|w| w[1] >= w[0] * (1.0 - 1e-9)));
+    }
+
+    #[test]
+    fn the_papers_mix_preset_is_the_papers_jobs_on_the_papers_fabric() {
+        let setup = RoutePreset::PaperMix.setup();
+        let sc = setup.scenario().unwrap();
+        assert_eq!((sc.network.num_tors, sc.network.num_spines), (64, 32));
+        let names: Vec<&str> = sc.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, vec!["gpt3-0", "bloom-1", "llama2-2"]);
+        // Its first pieces run (the whole study is the browser test's, in release code).
+        let mut run = RouteStudyRun::new(&setup).unwrap();
+        assert!(!run.step(256));
     }
 }

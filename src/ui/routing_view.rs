@@ -219,7 +219,11 @@ pub fn RoutingView(
                 {number("ToRs", "route-tors", |s| s.placement.tors, |s, v| s.placement.tors = v)}
                 {number("spines", "route-spines", |s| s.placement.spines, |s, v| s.placement.spines = v)}
                 {number("hosts per ToR", "route-hosts", |s| s.placement.hosts_per_tor, |s, v| s.placement.hosts_per_tor = v)}
-                {number("jobs", "route-jobs", |s| s.placement.jobs, |s, v| s.placement.jobs = v)}
+                {number("jobs", "route-jobs", |s| s.placement.jobs, |s, v| {
+                    // A number of equal jobs replaces the paper's mix.
+                    s.placement.jobs = v;
+                    s.placement.models.clear();
+                })}
                 {number("ring size", "route-ring", |s| s.placement.ring_size, |s, v| s.placement.ring_size = v)}
                 {number("failed spines", "route-failed", |s| s.placement.failed_spines, |s, v| s.placement.failed_spines = v)}
                 <label class="route-field">

@@ -114,6 +114,13 @@ fn long_work_runs_in_slices_with_progress_and_a_cancel_and_no_task_over_50_ms() 
             .await;
         b.screenshot("app-routing-paper").await;
 
+        // The paper's job mix as a preset: edge colouring routes it contention-free too (each
+        // job's All-Reduce at 100 Gbps; the makespan is the slowest, BLOOM's 1.83 GB chunks).
+        b.select("route-preset", "paper-mix").await;
+        b.select("route-algorithm", "edge-coloring").await;
+        let bloom = 2.0 * 7.0 * (4.0 * 176e9 / 48.0 / 8.0) * 8.0 / 100e9;
+        b.wait_value("route-makespan", |v| close(v, bloom)).await;
+
         // The landscape: 1,024 solves a row per slice, and the drawing.
         b.click("view-landscape").await;
         b.wait_value("landscape-explain", |v| !v.is_empty()).await;

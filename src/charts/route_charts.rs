@@ -57,6 +57,12 @@ pub fn draw_route_loads<DB: DrawingBackend>(
         .filter_map(ratio)
         .fold(0.0f64, f64::max)
         .max(f64::MIN_POSITIVE);
+    // The colour scale reaches red at the largest load, but never below 3 flows on the fastest
+    // link: a routing with every flow alone (the best there is) should not look alarming.
+    let fastest = (0..2 * (fabric.num_tors * fabric.num_spines) as usize)
+        .filter_map(|e| fabric.capacity[e])
+        .fold(0.0f64, f64::max);
+    let top = if fastest > 0.0 { top.max(3.0 / fastest) } else { top };
     let overridden: Vec<usize> = study
         .scenario
         .network

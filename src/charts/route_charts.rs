@@ -62,7 +62,11 @@ pub fn draw_route_loads<DB: DrawingBackend>(
     let fastest = (0..2 * (fabric.num_tors * fabric.num_spines) as usize)
         .filter_map(|e| fabric.capacity[e])
         .fold(0.0f64, f64::max);
-    let top = if fastest > 0.0 { top.max(3.0 / fastest) } else { top };
+    let top = if fastest > 0.0 {
+        top.max(3.0 / fastest)
+    } else {
+        top
+    };
     let overridden: Vec<usize> = study
         .scenario
         .network

@@ -45,29 +45,12 @@ fn RouteCanvas(
     Effect::new(move |_| {
         let w = which.get();
         let Some(s) = study.get() else { return };
-        let Some(canvas) = canvas_ref.get() else {
-            return;
-        };
-        let dpr = browser::fit_to_device_pixels(&canvas);
-        let style = ChartStyle { scale: dpr };
-        if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
-            let area = DynBackend(&mut backend).into_drawing_area();
-            let r = match chart {
-                RouteChart::Loads => {
-                    draw_route_loads(&area, &s, w, &style).map_err(|e| e.to_string())
-                }
-                RouteChart::Compare => {
-                    draw_route_compare(&area, &s, &style).map_err(|e| e.to_string())
-                }
-                RouteChart::Rates => draw_rate_cdf(&area, &s, &style).map_err(|e| e.to_string()),
-                RouteChart::Failures => {
-                    draw_route_failures(&area, &s, &style).map_err(|e| e.to_string())
-                }
-            };
-            if let Err(e) = r {
-                leptos::logging::error!("{}: {e}", chart.testid());
-            }
-        }
+        // Each chart draws in a task of its own: at the paper's scale the four together (and
+        // the table beside them) would make one long task.
+        set_timeout(
+            move || draw_route_chart(canvas_ref, chart, &s, w),
+            std::time::Duration::ZERO,
+        );
     });
     view! {
         <figure class="chart-box">
@@ -80,6 +63,29 @@ fn RouteCanvas(
                 })
             />
         </figure>
+    }
+}
+
+/// Draw `chart` of `s` (the heatmap for algorithm `w`) on the canvas, if it is still there.
+fn draw_route_chart(canvas_ref: NodeRef<Canvas>, chart: RouteChart, s: &RouteStudy, w: usize) {
+    // The canvas is gone when the view closed before the task ran.
+    let Some(canvas) = canvas_ref.try_get_untracked().flatten() else {
+        return;
+    };
+    let dpr = browser::fit_to_device_pixels(&canvas);
+    let style = ChartStyle { scale: dpr };
+    let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) else {
+        return;
+    };
+    let area = DynBackend(&mut backend).into_drawing_area();
+    let r = match chart {
+        RouteChart::Loads => draw_route_loads(&area, s, w, &style).map_err(|e| e.to_string()),
+        RouteChart::Compare => draw_route_compare(&area, s, &style).map_err(|e| e.to_string()),
+        RouteChart::Rates => draw_rate_cdf(&area, s, &style).map_err(|e| e.to_string()),
+        RouteChart::Failures => draw_route_failures(&area, s, &style).map_err(|e| e.to_string()),
+    };
+    if let Err(e) = r {
+        leptos::logging::error!("{}: {e}", chart.testid());
     }
 }
 

@@ -7,6 +7,7 @@ pub mod collective;
 pub mod communicator;
 pub mod cost;
 pub mod libra_files;
+pub mod memory;
 pub mod network;
 pub mod scenario;
 pub mod training;

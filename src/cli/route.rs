@@ -66,7 +66,8 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     if let Some(out) = args.one("export-ilp")? {
         // The paper's ILP for another solver, instead of routing.
-        let (lp, size) = crate::routing::ilp::to_lp(&inst);
+        let (lp, size) = crate::routing::ilp::to_lp(&inst)
+            .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
         std::fs::write(out, lp).map_err(|e| Failure::Input(format!("{out}: {e}")))?;
         return Ok(serde_json::to_string_pretty(&json!({
             "exported": out,

@@ -76,8 +76,18 @@ pub fn max_degree(inst: &Instance) -> usize {
     up.into_iter().chain(down).max().unwrap_or(0)
 }
 
+/// The most cells (ToRs on both sides x colours) the colouring's table may have: 2^24, 64 MB.
+/// Beyond it (thousands of ToRs and a ToR with thousands of flows, where the largest link load is
+/// in the hundreds anyway) [`edge_coloring`] routes by the greedy instead.
+pub const MAX_COLORING_CELLS: usize = 1 << 24;
+
 /// Route `inst` by edge colouring (see the module's documentation for what it guarantees).
 pub fn edge_coloring(inst: &Instance) -> Routing {
+    edge_coloring_within(inst, MAX_COLORING_CELLS)
+}
+
+/// [`edge_coloring`], falling back to the greedy when the table would exceed `max_cells`.
+fn edge_coloring_within(inst: &Instance, max_cells: usize) -> Routing {
     let fabric = &inst.fabric;
     let inter: Vec<usize> = inst
         .flows
@@ -105,6 +115,9 @@ pub fn edge_coloring(inst: &Instance) -> Routing {
         })
         .collect();
     let colors = max_degree(inst).max(1);
+    if (2 * t).saturating_mul(colors) > max_cells {
+        return super::algorithms::greedy(inst);
+    }
     let coloring = bipartite_edge_coloring(t, t, &edges, colors);
     let mut load = vec![0u32; fabric.capacity.len()];
     let mut misfits = Vec::new();
@@ -246,6 +259,33 @@ mod tests {
                 "jobs {jobs}, rings of {ring}, {failed} spines failed"
             );
         }
+    }
+
+    #[test]
+    fn a_colouring_table_beyond_its_limit_routes_by_the_greedy_instead() {
+        // Three jobs of rings of 4 on 16 ToRs of 16: greedy puts 3 flows on a link, the
+        // colouring 2.
+        let p = Placement {
+            tors: 16,
+            spines: 8,
+            hosts_per_tor: 16,
+            jobs: 3,
+            ring_size: 4,
+            ..Placement::default()
+        };
+        let inst = generate(&p).unwrap().instance().unwrap();
+        let cells = 2 * 16 * max_degree(&inst);
+        let greedy = crate::routing::algorithms::greedy(&inst);
+        assert_ne!(
+            edge_coloring(&inst),
+            greedy,
+            "the two must differ for this test to tell"
+        );
+        assert_eq!(
+            edge_coloring_within(&inst, cells - 1),
+            crate::routing::algorithms::greedy(&inst)
+        );
+        assert_eq!(edge_coloring_within(&inst, cells), edge_coloring(&inst));
     }
 
     #[test]

@@ -34,8 +34,27 @@ fn expression(out: &mut String, head: &str, terms: impl Iterator<Item = String>,
     out.push('\n');
 }
 
-/// The ILP of `inst` in CPLEX LP format, and its size.
-pub fn to_lp(inst: &Instance) -> (String, IlpSize) {
+/// The most flow-spine variables an export writes (2^24: a file of several hundred MB).
+pub const MAX_LP_VARIABLES: usize = 1 << 24;
+
+/// The ILP of `inst` in CPLEX LP format, and its size; refused beyond [`MAX_LP_VARIABLES`].
+pub fn to_lp(inst: &Instance) -> Result<(String, IlpSize), crate::limits::LimitError> {
+    let variables: usize = inst
+        .flows
+        .iter()
+        .filter(|f| f.inter_tor())
+        .map(|f| f.candidates.len())
+        .sum();
+    crate::limits::at_most(
+        "the ILP",
+        "flow-spine variables",
+        variables as u64,
+        MAX_LP_VARIABLES as u64,
+    )?;
+    Ok(write_lp(inst))
+}
+
+fn write_lp(inst: &Instance) -> (String, IlpSize) {
     let fabric = &inst.fabric;
     let flows: Vec<_> = inst
         .flows
@@ -191,7 +210,7 @@ mod tests {
             ..Placement::default()
         };
         let inst = generate(&p).unwrap().instance().unwrap();
-        let (lp, size) = to_lp(&inst);
+        let (lp, size) = to_lp(&inst).unwrap();
         assert!(
             lp.lines().all(|l| l.len() <= LINE + 20),
             "a line is too long"
@@ -239,7 +258,7 @@ mod tests {
             .instance()
             .unwrap();
         assert!(inst.flows.iter().all(|f| !f.inter_tor()));
-        let (lp, size) = to_lp(&inst);
+        let (lp, size) = to_lp(&inst).unwrap();
         assert_eq!(
             size,
             IlpSize {

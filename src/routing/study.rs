@@ -54,6 +54,11 @@ impl RoutePreset {
         }
     }
 
+    /// The preset `setup` is, if it is one unchanged.
+    pub fn of(setup: &RouteSetup) -> Option<RoutePreset> {
+        RoutePreset::ALL.into_iter().find(|p| p.setup() == *setup)
+    }
+
     pub fn setup(self) -> RouteSetup {
         let base = Placement::default();
         match self {
@@ -635,5 +640,15 @@ mod tests {
         // Its first pieces run (the whole study is the browser test's, in release code).
         let mut run = RouteStudyRun::new(&setup).unwrap();
         assert!(!run.step(256));
+    }
+
+    #[test]
+    fn a_setup_is_named_by_its_preset_until_it_is_edited() {
+        for p in RoutePreset::ALL {
+            assert_eq!(RoutePreset::of(&p.setup()), Some(p));
+        }
+        let mut s = RoutePreset::SpineFailure.setup();
+        s.placement.tors += 1;
+        assert_eq!(RoutePreset::of(&s), None);
     }
 }

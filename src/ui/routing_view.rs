@@ -216,10 +216,18 @@ pub fn RoutingView(
                             }
                         }
                     >
+                        // The preset the setup is, or "custom" once a field is edited.
                         {RoutePreset::ALL
                             .into_iter()
-                            .map(|p| view! { <option value=p.key() selected=p == RoutePreset::ThreeJobs>{p.label()}</option> })
+                            .map(|p| view! {
+                                <option value=p.key() selected=move || setup.with(RoutePreset::of) == Some(p)>
+                                    {p.label()}
+                                </option>
+                            })
                             .collect_view()}
+                        <option value="custom" disabled=true selected=move || setup.with(RoutePreset::of).is_none()>
+                            "custom (fields edited)"
+                        </option>
                     </select>
                 </label>
                 {number("ToRs", "route-tors", |s| s.placement.tors, |s, v| s.placement.tors = v)}

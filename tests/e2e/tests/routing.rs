@@ -46,6 +46,12 @@ fn the_routing_view_matches_the_core() {
         b.wait_value("route-makespan", |v| close(v, m.makespan_static_s))
             .await;
         b.type_into("route-spines", "8").await;
+        // The preset menu says the fields were edited.
+        b.wait_js(
+            "the preset menu to say custom",
+            "return document.querySelector('[data-testid=route-preset]').value === 'custom';",
+        )
+        .await;
         let mut setup = RoutePreset::SpineFailure.setup();
         setup.placement.spines = 8;
         let wider = route_study(&setup).unwrap();

@@ -577,19 +577,21 @@ fn order_and_classes(inst: &Instance) -> (Vec<usize>, Vec<Option<usize>>) {
         let f = &inst.flows[id];
         (f.job, f.src_tor, f.dst_tor)
     };
-    let mut order = Vec::with_capacity(visit.len());
-    let mut placed = vec![false; inst.flows.len()];
+    // Each flow class in the visit order of its first member, its members in visit order (one
+    // pass with a map: comparing every pair took 30 ms at 2,048 ToRs).
+    let mut classes: std::collections::HashMap<(usize, u32, u32), Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut first_seen = Vec::new();
     for &id in &visit {
-        if placed[id] {
-            continue;
+        let members = classes.entry(key(id)).or_default();
+        if members.is_empty() {
+            first_seen.push(key(id));
         }
-        let k = key(id);
-        for &other in &visit {
-            if !placed[other] && key(other) == k {
-                placed[other] = true;
-                order.push(other);
-            }
-        }
+        members.push(id);
+    }
+    let mut order = Vec::with_capacity(visit.len());
+    for k in first_seen {
+        order.extend(classes.remove(&k).unwrap_or_default());
     }
     let prev = (0..order.len())
         .map(|i| {

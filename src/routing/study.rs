@@ -261,6 +261,9 @@ enum Stage {
     Optimal(Box<ExactRun>),
     /// The fluid simulation of algorithm `k`'s routing (its static metrics are in already).
     Fluid(usize, Box<FluidRun>),
+    /// Generate the failure sweep's fabric with `failed` failed spines (a piece of its own: at
+    /// 2,048 ToRs it takes milliseconds).
+    SweepStart(u32),
     /// The failure sweep at `failed` failed spines: ECMP, then greedy, then the optimizer (static
     /// makespans only).
     Sweep {
@@ -274,6 +277,7 @@ enum Stage {
 enum SweepPart {
     Ecmp,
     Greedy,
+    StartSearch,
     Optimal(Box<ExactRun>),
 }
 
@@ -322,7 +326,7 @@ impl RouteStudyRun {
     }
 
     /// Do the next piece, exploring at most about `nodes` nodes if it is an exact search (at
-    /// least [`super::exact::WATCH_EVERY`]) and `nodes / 32` events of a fluid simulation. True
+    /// least [`super::exact::WATCH_EVERY`]) and `nodes / 64` events of a fluid simulation. True
     /// when the study is complete.
     pub fn step(&mut self, nodes: u64) -> bool {
         let inst = &self.instance;
@@ -351,7 +355,7 @@ impl RouteStudyRun {
                 }
             }
             Stage::Fluid(k, mut run) => {
-                let events = usize::try_from(nodes / 32).unwrap_or(usize::MAX).max(1);
+                let events = usize::try_from(nodes / 64).unwrap_or(usize::MAX).max(1);
                 if run.step(inst, events) {
                     let r = &mut self.routed[k];
                     let metrics = r.metrics.clone().with_fluid(run.times(inst));
@@ -359,12 +363,13 @@ impl RouteStudyRun {
                     if k + 1 < ALGORITHM_NAMES.len() {
                         Stage::Route(k + 1)
                     } else {
-                        self.sweep_at(0)
+                        Stage::SweepStart(0)
                     }
                 } else {
                     Stage::Fluid(k, run)
                 }
             }
+            Stage::SweepStart(failed) => self.sweep_at(failed),
             Stage::Sweep {
                 failed,
                 instance,
@@ -388,6 +393,14 @@ impl RouteStudyRun {
                         curve
                             .greedy_s
                             .push(measure_static(i, &greedy(i)).makespan_static_s);
+                        Stage::Sweep {
+                            failed,
+                            instance,
+                            part: SweepPart::StartSearch,
+                        }
+                    }
+                    SweepPart::StartSearch => {
+                        // Seeding the search routes four ways: a piece of its own.
                         let run = ExactRun::new(i, Objective::MinMakespan, SWEEP_NODE_BUDGET);
                         Stage::Sweep {
                             failed,
@@ -402,7 +415,7 @@ impl RouteStudyRun {
                                 .optimal_s
                                 .push(measure_static(i, &best.routing).makespan_static_s);
                             curve.optimal_proven.push(best.proven);
-                            self.sweep_at(failed + 1)
+                            Stage::SweepStart(failed + 1)
                         } else {
                             Stage::Sweep {
                                 failed,
@@ -477,11 +490,19 @@ impl RouteStudyRun {
                     ALGORITHM_NAMES[*k], run.events
                 ),
             ),
+            Stage::SweepStart(failed) => (
+                2.0 * algorithms + 3.0 * f64::from(*failed),
+                format!(
+                    "failure sweep: {failed} of {} spines failed",
+                    self.setup.placement.spines
+                ),
+            ),
             Stage::Sweep { failed, part, .. } => {
                 let base = 2.0 * algorithms + 3.0 * f64::from(*failed);
                 let within = match part {
                     SweepPart::Ecmp => 0.0,
                     SweepPart::Greedy => 1.0,
+                    SweepPart::StartSearch => 2.0,
                     SweepPart::Optimal(run) => 2.0 + searched(run).min(0.99),
                 };
                 (

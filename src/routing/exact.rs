@@ -150,7 +150,12 @@ struct Search {
     cursor: Cursor,
     /// For the makespan: the crowded-ToR bound, which holds at every node.
     floor: f64,
+    /// Heuristics seeded so far (of [`SEEDS`]).
+    seeded: usize,
 }
+
+/// The heuristics the search starts from.
+const SEEDS: usize = 4;
 
 impl Search {
     fn value(&self, inst: &Instance, routing: &Routing) -> Value {
@@ -493,31 +498,39 @@ impl Search {
     }
 
     /// Seed the incumbent with the heuristics and set the ceiling (after the counting bound, if
-    /// any, is known).
+    /// any, is known). Idempotent.
     fn seed(&mut self, inst: &Instance) {
-        let mut first = true;
-        for r in [
-            greedy(inst),
-            greedy_capacity_aware(inst),
-            ecmp(inst),
-            edge_coloring(inst),
-        ] {
-            let v = self.value(inst, &r);
-            if first || v.cmp(&self.best_value) == Ordering::Greater {
-                self.set_best(r, v);
-                first = false;
-            }
-        }
-        // A bound the incumbent meets ends the search at once. For the lexicographic objectives:
-        // the value of the NIC-only allocation (no routing beats it; a routing that reaches it is
-        // optimal).
-        self.ceiling = match self.objective {
-            Objective::FlowLex | Objective::JobLex => {
-                let nic_only = Routing(vec![None; inst.flows.len()]);
-                Some(self.value(inst, &nic_only))
-            }
-            _ => Some(Value::Cost(root_bound(inst, self.objective, &self.cap))),
+        while self.seed_step(inst) {}
+    }
+
+    /// Seed with the next heuristic (greedy, capacity-aware greedy, ECMP, edge colouring); after
+    /// the last, set the ceiling. False when seeding was done already.
+    fn seed_step(&mut self, inst: &Instance) -> bool {
+        let r = match self.seeded {
+            0 => greedy(inst),
+            1 => greedy_capacity_aware(inst),
+            2 => ecmp(inst),
+            3 => edge_coloring(inst),
+            _ => return false,
         };
+        let v = self.value(inst, &r);
+        if self.seeded == 0 || v.cmp(&self.best_value) == Ordering::Greater {
+            self.set_best(r, v);
+        }
+        self.seeded += 1;
+        if self.seeded == SEEDS {
+            // A bound the incumbent meets ends the search at once. For the lexicographic
+            // objectives: the value of the NIC-only allocation (no routing beats it; a routing
+            // that reaches it is optimal).
+            self.ceiling = match self.objective {
+                Objective::FlowLex | Objective::JobLex => {
+                    let nic_only = Routing(vec![None; inst.flows.len()]);
+                    Some(self.value(inst, &nic_only))
+                }
+                _ => Some(Value::Cost(root_bound(inst, self.objective, &self.cap))),
+            };
+        }
+        true
     }
 
     /// The result: the incumbent, whether it is proven, and the bound.
@@ -793,6 +806,7 @@ impl ExactRun {
             stack: Vec::new(),
             cursor: Cursor::Enter,
             floor: 0.0,
+            seeded: 0,
         };
         if objective == Objective::MinMakespan {
             search.floor = crowded_tor_s(inst, &search.cap);
@@ -805,7 +819,7 @@ impl ExactRun {
                 node_budget.clamp(1, 200_000),
             )))
         } else {
-            search.seed(inst);
+            // Seeded by the first advance, or a heuristic at a time by `seed_step`.
             None
         };
         ExactRun {
@@ -841,8 +855,8 @@ impl ExactRun {
                     return d.advance(inst, watch);
                 }
             }
-            self.search.seed(inst);
         }
+        self.search.seed(inst);
         self.search.run(inst, watch)
     }
 
@@ -852,12 +866,17 @@ impl ExactRun {
         if let Some(d) = &mut self.delegate {
             return d.stop(inst);
         }
-        if self.prelude.take().is_some() {
-            self.search.seed(inst);
-        }
+        self.prelude = None;
+        self.search.seed(inst);
         self.search.stopped = true;
         self.search.exhausted = true;
         self.search.end();
+    }
+
+    /// Seed the search with its next heuristic (a piece of work of its own at scale); false when
+    /// there is none left to seed this way (or the objective seeds after its prelude).
+    pub fn seed_step(&mut self, inst: &Instance) -> bool {
+        self.prelude.is_none() && self.delegate.is_none() && self.search.seed_step(inst)
     }
 
     /// Nodes explored so far (by the main search).
@@ -875,10 +894,16 @@ impl ExactRun {
 
     /// The result so far (final once [`ExactRun::advance`] has returned true or after
     /// [`ExactRun::stop`]).
-    pub fn optimum(self, inst: &Instance) -> Optimum {
+    pub fn optimum(mut self, inst: &Instance) -> Optimum {
         match self.delegate {
             Some(d) => d.optimum(inst),
-            None => self.search.optimum(inst),
+            None => {
+                // A run never advanced still answers with its seeds.
+                if self.prelude.is_none() {
+                    self.search.seed(inst);
+                }
+                self.search.optimum(inst)
+            }
         }
     }
 }
@@ -1100,6 +1125,7 @@ mod tests {
                     stack: Vec::new(),
                     cursor: Cursor::Done,
                     floor: 0.0,
+                    seeded: SEEDS,
                 };
                 let best = all
                     .iter()

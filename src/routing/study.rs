@@ -347,7 +347,10 @@ impl RouteStudyRun {
                 self.routed_static(k, &r, None)
             }
             Stage::Optimal(mut run) => {
-                if advance(&mut run, inst, nodes) {
+                // Seeding routes four ways: one heuristic a piece, then the search.
+                if run.seed_step(inst) {
+                    Stage::Optimal(run)
+                } else if advance(&mut run, inst, nodes) {
                     let opt = run.optimum(inst);
                     self.routed_static(OPTIMAL, &opt.routing, Some(opt.proven))
                 } else {
@@ -400,7 +403,6 @@ impl RouteStudyRun {
                         }
                     }
                     SweepPart::StartSearch => {
-                        // Seeding the search routes four ways: a piece of its own.
                         let run = ExactRun::new(i, Objective::MinMakespan, SWEEP_NODE_BUDGET);
                         Stage::Sweep {
                             failed,
@@ -409,7 +411,13 @@ impl RouteStudyRun {
                         }
                     }
                     SweepPart::Optimal(mut run) => {
-                        if advance(&mut run, i, nodes) {
+                        if run.seed_step(i) {
+                            Stage::Sweep {
+                                failed,
+                                instance,
+                                part: SweepPart::Optimal(run),
+                            }
+                        } else if advance(&mut run, i, nodes) {
                             let best = run.optimum(i);
                             curve
                                 .optimal_s

@@ -1,5 +1,5 @@
 //! The optimizer against an independent exact conic solver (Clarabel) on random instances, and the
-//! invariants of DESIGN.md section 3.
+//! invariants of docs/design.md section 3.
 //!
 //! Oracle formulation (epigraph): minimize `sum_p w_p t_p` subject to `(t_p - alpha_pd) B_d >= a_pd`
 //! for every used (p, d), as the second-order cone `||(2 sqrt(a), u - B)|| <= u + B` with

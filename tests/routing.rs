@@ -1,4 +1,4 @@
-//! Routing (ROUTING.md): hand-computed small cases for the metrics and the algorithms, and the
+//! Routing (docs/routing.md): hand-computed small cases for the metrics and the algorithms, and the
 //! properties of section 4 on random instances (seeded).
 
 mod common;

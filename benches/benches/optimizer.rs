@@ -1,4 +1,4 @@
-//! The speed targets of DESIGN.md section 7: one solve of LIBRA's GPT-3 4D scenario (<= 20 us
+//! The speed targets of docs/design.md section 7: one solve of LIBRA's GPT-3 4D scenario (<= 20 us
 //! native), a 64-point Pareto front (<= 1 ms), compile of a 100,000-layer workload (< 50 ms).
 
 use criterion::{criterion_group, criterion_main, Criterion};

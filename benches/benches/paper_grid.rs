@@ -28,15 +28,7 @@ fn main() {
     for jobs in [1, 3, 5] {
         for ring in [2, 4, 8] {
             for failed in [0, 1, 4, 8] {
-                let p = Placement {
-                    tors: 64,
-                    spines: 32,
-                    hosts_per_tor: 32,
-                    jobs,
-                    ring_size: ring,
-                    failed_spines: failed,
-                    ..Placement::default()
-                };
+                let p = Placement::paper(jobs, ring, failed);
                 let inst = generate(&p).unwrap().instance().unwrap();
                 let flows = inst.flows.iter().filter(|f| f.inter_tor()).count();
                 let cells: Vec<String> = objectives

@@ -1,4 +1,4 @@
-//! The routing targets of DESIGN.md section 7, at the paper's scale (64 ToRs x 32 spines, 2048
+//! The routing targets of docs/design.md section 7, at the paper's scale (64 ToRs x 32 spines, 2048
 //! hosts, every flow of the generated rings): ECMP or greedy routing plus max-min fair rates
 //! (<= 5 ms native), and the fluid simulation of one All-Reduce round (<= 200 ms native).
 

@@ -20,7 +20,7 @@ Commands:
   optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
   scenario   the Scenario JSON equivalent to LIBRA's input files
-  route      route a Clos scenario (JSON, see ROUTING.md) with --algorithm ecmp|greedy|
+  route      route a Clos scenario (JSON, see docs/routing.md) with --algorithm ecmp|greedy|
              greedy-capacity-aware|edge-coloring|annealing|optimal, and print its link loads, max-min
              rates and All-Reduce times; annealing: --seed K (default 1), --moves N (default 200,000);
              --export-ilp OUT.lp writes the paper's ILP (min max flows on a link) in CPLEX LP format;

@@ -1,4 +1,4 @@
-//! `libra-studio route` (a routing scenario through one algorithm, measured as ROUTING.md names it)
+//! `libra-studio route` (a routing scenario through one algorithm, measured as docs/routing.md names it)
 //! and `libra-studio route-scenario` (the generator).
 
 use super::args::{ArgError, Args};
@@ -309,13 +309,7 @@ pub fn route_scenario(args: &[String]) -> Result<String, Failure> {
         Placement::default()
     } else {
         // The paper's fabric: 64 ToRs x 32 spines, 32 NICs per ToR (four 8-NIC hosts).
-        Placement {
-            tors: 64,
-            spines: 32,
-            hosts_per_tor: 32,
-            ring_size: 8,
-            ..Placement::default()
-        }
+        Placement::paper(Placement::default().jobs, 8, 0)
     };
     let p = Placement {
         tors: whole(&args, "tors", d.tors)?,

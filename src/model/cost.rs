@@ -196,7 +196,7 @@ mod tests {
 
     #[test]
     fn uniform_cost_of_libra_4d_matches_the_reference() {
-        // ../shared/reference/libra_reference.json, GPT_3 on 4d_network, uniform 125 GB/s per dimension.
+        // LIBRA's published reference result, GPT_3 on 4d_network, uniform 125 GB/s per dimension.
         let (net, costs) = (presets::libra_4d_network(), presets::libra_4d_cost_model());
         let cost = costs.network_cost(&net, &[125.0; 4]).unwrap();
         // "uniform": {"cost_usd": 34508892.160000004} in the reference file.

@@ -76,7 +76,7 @@ pub struct Scenario {
     pub objective: Objective,
     #[serde(default)]
     pub model: ModelOptions,
-    /// Routing efficiency of each dimension's fabric (ROUTING.md section 5; None or empty = 1):
+    /// Routing efficiency of each dimension's fabric (docs/routing.md section 5; None or empty = 1):
     /// times use the effective bandwidth `eta_d B_d`, cost the provisioned `B_d`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub efficiency: Vec<Option<f64>>,

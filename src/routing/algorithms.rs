@@ -1,4 +1,4 @@
-//! The routing algorithms of ROUTING.md section 3, all deterministic: ECMP (splitmix64 over the
+//! The routing algorithms of docs/routing.md section 3, all deterministic: ECMP (splitmix64 over the
 //! candidate spines), the paper's greedy, and the capacity-aware greedy.
 
 use super::metrics::Routing;
@@ -135,12 +135,12 @@ pub fn greedy_in(inst: &Instance, order: &[usize], score: Score) -> Routing {
     Routing(routing)
 }
 
-/// The paper's greedy (ROUTING.md 3.2).
+/// The paper's greedy (docs/routing.md 3.2).
 pub fn greedy(inst: &Instance) -> Routing {
     greedy_in(inst, &visit_order(&group_order(inst)), Score::Count)
 }
 
-/// The capacity-aware greedy (ROUTING.md 3.3).
+/// The capacity-aware greedy (docs/routing.md 3.3).
 pub fn greedy_capacity_aware(inst: &Instance) -> Routing {
     greedy_in(inst, &visit_order(&group_order(inst)), Score::Capacity)
 }

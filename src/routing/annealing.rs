@@ -120,14 +120,7 @@ mod tests {
 
     #[test]
     fn at_the_papers_scale_it_spreads_the_flows_ecmp_piles_up() {
-        let p = Placement {
-            tors: 64,
-            spines: 32,
-            hosts_per_tor: 32,
-            jobs: 5,
-            ring_size: 8,
-            ..Placement::default()
-        };
+        let p = Placement::paper(5, 8, 0);
         let inst = generate(&p).unwrap().instance().unwrap();
         let max = |r: &Routing| r.loads(&inst).into_iter().max().unwrap_or(0);
         let e = ecmp(&inst);

@@ -1,4 +1,4 @@
-//! Coupling with LIBRA (ROUTING.md section 5, ours): a `Switch` dimension as a Clos fabric whose
+//! Coupling with LIBRA (docs/routing.md section 5, ours): a `Switch` dimension as a Clos fabric whose
 //! AllReduce groups are rings, the routing efficiency `eta` of a routing there, and what better
 //! routing saves.
 //!
@@ -58,7 +58,7 @@ pub fn switch_scenario(
 /// Which All-Reduce time the efficiency compares with the contention-free one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EtaBasis {
-    /// `T_static` (ROUTING.md section 5's definition).
+    /// `T_static` (docs/routing.md section 5's definition).
     Static,
     /// `T_fluid`, the event-driven simulation (the spec's optional variant).
     Fluid,

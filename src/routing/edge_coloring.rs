@@ -232,15 +232,7 @@ mod tests {
     fn at_the_papers_scale_the_largest_link_load_is_the_koenig_bound() {
         // 64 ToRs x 32 spines, 32 NICs per ToR: every failed-spine count and ring size of the paper.
         for (jobs, ring, failed) in [(5, 8, 0), (3, 4, 1), (1, 2, 4), (5, 2, 8), (3, 8, 8)] {
-            let p = Placement {
-                tors: 64,
-                spines: 32,
-                hosts_per_tor: 32,
-                jobs,
-                ring_size: ring,
-                failed_spines: failed,
-                ..Placement::default()
-            };
+            let p = Placement::paper(jobs, ring, failed);
             let inst = generate(&p).unwrap().instance().unwrap();
             let r = edge_coloring(&inst);
             assert!(inst

@@ -1,4 +1,4 @@
-//! The exact routing optimizer (ROUTING.md 3.4): depth-first branch and bound over the inter-ToR
+//! The exact routing optimizer (docs/routing.md 3.4): depth-first branch and bound over the inter-ToR
 //! flows, seeded with the best of ECMP, greedy and capacity-aware greedy, with symmetry breaking
 //! (interchangeable spines, interchangeable flows of one class) and a bound per objective. It
 //! proves optimality when the search completes or the incumbent meets a bound; when the node budget
@@ -334,7 +334,7 @@ impl Search {
             .fold(self.nic_share, f64::min)
     }
 
-    /// ROUTING.md's makespan bound at the current partial routing.
+    /// docs/routing.md's makespan bound at the current partial routing.
     fn makespan_bound(&self, inst: &Instance) -> f64 {
         let fabric = &inst.fabric;
         let job_unit: Vec<f64> = (0..inst.jobs.len())
@@ -919,13 +919,8 @@ mod tests {
         // The paper's fabric with 200 failed single links, flow-lex: no bound proves it at once
         // (without failures, edge colouring proves it at the root).
         let p = Placement {
-            tors: 64,
-            spines: 32,
-            hosts_per_tor: 32,
-            jobs: 5,
-            ring_size: 8,
             failed_links: 200,
-            ..Placement::default()
+            ..Placement::paper(5, 8, 0)
         };
         let inst = generate(&p).unwrap().instance().unwrap();
         let mut asked = Vec::new();
@@ -1000,15 +995,7 @@ mod tests {
         use crate::routing::edge_coloring::max_degree;
         use crate::routing::generate::{generate, Placement};
         for (jobs, ring, failed) in [(5, 8, 0), (3, 2, 4), (1, 4, 8), (5, 4, 1)] {
-            let p = Placement {
-                tors: 64,
-                spines: 32,
-                hosts_per_tor: 32,
-                jobs,
-                ring_size: ring,
-                failed_spines: failed,
-                ..Placement::default()
-            };
+            let p = Placement::paper(jobs, ring, failed);
             let inst = generate(&p).unwrap().instance().unwrap();
             let k = max_degree(&inst).div_ceil(32 - failed as usize) as f64;
             let load = optimize(&inst, Objective::MinMaxLinkLoad, 1_000);

@@ -1,4 +1,4 @@
-//! The fluid simulation of one All-Reduce of every job (ROUTING.md section 2): every ring starts
+//! The fluid simulation of one All-Reduce of every job (docs/routing.md section 2): every ring starts
 //! step 0 at t = 0 with one flow of `chunk_bytes` per member; at each event the earliest flows
 //! finish, max-min rates are recomputed over the flows still active, and a ring whose flows are all
 //! done starts its next step; a ring ends after `2 (n - 1)` steps, a job with its last ring.

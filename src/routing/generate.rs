@@ -44,6 +44,22 @@ impl Default for Placement {
     }
 }
 
+impl Placement {
+    /// The routing paper's fabric (64 ToRs x 32 spines, 32 NICs per ToR) with `jobs` equal jobs of
+    /// rings of `ring_size` and `failed_spines` failed spines.
+    pub fn paper(jobs: u32, ring_size: u32, failed_spines: u32) -> Placement {
+        Placement {
+            tors: 64,
+            spines: 32,
+            hosts_per_tor: 32,
+            jobs,
+            ring_size,
+            failed_spines,
+            ..Placement::default()
+        }
+    }
+}
+
 struct Rng(u64);
 
 impl Rng {

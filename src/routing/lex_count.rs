@@ -1,5 +1,5 @@
 //! A counting bound for the flow-lex optimizer on fabrics whose live spine links all have one
-//! capacity `c` and whose NICs carry one flow each way (ROUTING.md 3.4 leaves the bounds open
+//! capacity `c` and whose NICs carry one flow each way (docs/routing.md 3.4 leaves the bounds open
 //! beyond water-filling; this one is ours).
 //!
 //! Let `k` be the least possible max link load (the authors' ILP, proven first). Every flow-lex

@@ -1,4 +1,4 @@
-//! A routing and everything ROUTING.md section 2 measures of it: link loads, max-min fair flow
+//! A routing and everything docs/routing.md section 2 measures of it: link loads, max-min fair flow
 //! rates, job bottlenecks, static and fluid All-Reduce times, the contention-free bound.
 
 use super::fluid::fluid_times;

@@ -1,4 +1,4 @@
-//! Routing over a 2-layer Clos fabric (arXiv 2503.05324, ../shared/ROUTING.md): the scenario and its
+//! Routing over a 2-layer Clos fabric (arXiv 2503.05324, docs/routing.md): the scenario and its
 //! flows, max-min fair rates, every metric of the spec (with a fluid simulation), and the routing
 //! algorithms (ECMP, greedy, capacity-aware greedy, edge colouring, the exact optimizer). Pure Rust.
 

@@ -1,4 +1,4 @@
-//! Max-min fair rates by progressive filling (ROUTING.md section 2): every flow is elastic; each
+//! Max-min fair rates by progressive filling (docs/routing.md section 2): every flow is elastic; each
 //! round, the links whose fair share `rem / #unfixed flows` is the least fix their unfixed flows at
 //! that share. The result is the unique leximin-maximal allocation.
 

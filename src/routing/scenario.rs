@@ -1,4 +1,4 @@
-//! The routing scenario (ROUTING.md section 2): a 2-layer Clos with failures and capacity
+//! The routing scenario (docs/routing.md section 2): a 2-layer Clos with failures and capacity
 //! overrides, hosts on ToRs, and jobs as lists of rings; its JSON format; and its validation into a
 //! [`Fabric`] of directed links and the [`Flow`]s of the jobs, every error naming its field.
 

@@ -88,13 +88,8 @@ impl RoutePreset {
             // The routing paper's fabric and job mix (rings of 8; see `paper_jobs`).
             RoutePreset::PaperMix => RouteSetup {
                 placement: Placement {
-                    tors: 64,
-                    spines: 32,
-                    hosts_per_tor: 32,
-                    jobs: 3,
-                    ring_size: 8,
                     models: PaperModel::ALL.to_vec(),
-                    ..base
+                    ..Placement::paper(3, 8, 0)
                 },
                 degraded_gbps: None,
             },
@@ -184,7 +179,7 @@ impl Default for RouteLink {
 pub struct Routed {
     pub name: &'static str,
     pub metrics: Metrics,
-    /// `eta` from the static All-Reduce times (ROUTING.md section 5).
+    /// `eta` from the static All-Reduce times (docs/routing.md section 5).
     pub efficiency: f64,
     /// `eta` from the fluid simulation's times (the optional variant).
     pub efficiency_fluid: f64,

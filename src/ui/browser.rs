@@ -158,6 +158,23 @@ pub fn focus(selector: &str) {
     }
 }
 
+/// Milliseconds of work per animation frame for long computations run in slices.
+pub const FRAME_MS: f64 = 12.0;
+
+/// Call `step` (one piece of a long computation, true when it is complete) until it completes or
+/// this frame's [`FRAME_MS`] are spent; true when complete.
+pub fn work_for_a_frame(mut step: impl FnMut() -> bool) -> bool {
+    let t0 = now_ms();
+    loop {
+        if step() {
+            return true;
+        }
+        if now_ms() - t0 > FRAME_MS {
+            return false;
+        }
+    }
+}
+
 /// Run `step` once per animation frame until it returns true (long work that keeps the page
 /// responsive and can show its progress between frames).
 pub fn run_in_frames(step: impl FnMut() -> bool + 'static) {

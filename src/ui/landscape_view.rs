@@ -13,9 +13,6 @@ use crate::optimize::landscape::{Landscape, LandscapeRun, GRID};
 use leptos::prelude::*;
 use std::sync::Arc;
 
-/// Milliseconds of work per animation frame.
-const FRAME_MS: f64 = 12.0;
-
 #[component]
 pub fn LandscapeView(studio: Studio) -> impl IntoView {
     let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
@@ -64,13 +61,7 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                         return true;
                     }
                     let Some(r) = run.as_mut() else { return true };
-                    let t0 = browser::now_ms();
-                    let done = loop {
-                        let done = r.step();
-                        if done || browser::now_ms() - t0 > FRAME_MS {
-                            break done;
-                        }
-                    };
+                    let done = browser::work_for_a_frame(|| r.step());
                     if done {
                         result.set(run.take().map(|r| Ok(Arc::new(r.finish()))));
                         progress.set(None);

@@ -7,8 +7,6 @@ use crate::routing::study::{RouteSetup, RouteStudy, RouteStudyRun, StudyProgress
 use leptos::prelude::*;
 use std::sync::Arc;
 
-/// Milliseconds of work per animation frame.
-const FRAME_MS: f64 = 12.0;
 /// Nodes of an exact search per piece of work (a few milliseconds natively).
 const NODES_PER_STEP: u64 = 256;
 
@@ -66,15 +64,11 @@ impl RouteRunner {
                         return true;
                     }
                     let t0 = browser::now_ms();
-                    let done = loop {
-                        let done = this
-                            .run
+                    let done = browser::work_for_a_frame(|| {
+                        this.run
                             .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(NODES_PER_STEP)))
-                            .unwrap_or(true);
-                        if done || browser::now_ms() - t0 > FRAME_MS {
-                            break done;
-                        }
-                    };
+                            .unwrap_or(true)
+                    });
                     spent += browser::now_ms() - t0;
                     if done {
                         let study = this

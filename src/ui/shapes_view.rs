@@ -16,8 +16,6 @@ use crate::optimize::shape_run::{
 };
 use leptos::prelude::*;
 
-/// Milliseconds of work per animation frame.
-const FRAME_MS: f64 = 12.0;
 /// Rows of the ranking shown (the design's own shape is always shown too).
 const TOP_ROWS: usize = 12;
 
@@ -72,16 +70,11 @@ impl ShapeCompare {
                     if this.generation.try_get_value() != Some(generation) {
                         return true;
                     }
-                    let t0 = browser::now_ms();
-                    let done = loop {
-                        let done = this
-                            .run
+                    let done = browser::work_for_a_frame(|| {
+                        this.run
                             .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(1)))
-                            .unwrap_or(true);
-                        if done || browser::now_ms() - t0 > FRAME_MS {
-                            break done;
-                        }
-                    };
+                            .unwrap_or(true)
+                    });
                     if done {
                         this.elapsed_ms.set(Some(browser::now_ms() - started));
                     }

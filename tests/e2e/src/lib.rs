@@ -52,6 +52,15 @@ fn content_type(path: &Path) -> &'static str {
     }
 }
 
+/// Whether the number `v` (a `data-value`) is `want` to 1e-9 relative.
+pub fn close(v: &str, want: f64) -> bool {
+    v.parse::<f64>()
+        .is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
+}
+
+/// The app's views by the key of their tab (`view-<key>`).
+pub const VIEWS: [&str; 4] = ["design", "shapes", "landscape", "routing"];
+
 /// The sub-path the tests serve the app under, as a GitHub Pages project site would
 /// (`https://owner.github.io/libra-studio/`); the app is served at the root too.
 pub const SUB_PATH: &str = "/libra-studio/";
@@ -298,6 +307,18 @@ impl Browser {
         let url = format!("{}{}", self.base_url, fragment);
         self.client.goto(&url).await.expect("goto");
         self.wait_testid("results-panel").await;
+    }
+
+    /// Open the view `key` (one of [`VIEWS`]) by its tab and wait until it has computed.
+    pub async fn open_view(&self, key: &str) {
+        self.click(&format!("view-{key}")).await;
+        let ready = match key {
+            "design" => "result-time-ns",
+            "shapes" => "compare-ms",
+            "landscape" => "landscape-explain",
+            _ => "route-ms",
+        };
+        self.wait_value(ready, |v| !v.is_empty()).await;
     }
 
     /// Take the app's server down: every later request is refused, as with no network.

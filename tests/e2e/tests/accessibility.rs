@@ -3,7 +3,7 @@
 //! on a phone; labels point at their fields; the view tabs follow the tabs pattern; the front's
 //! points can be chosen from the keyboard; a recompute is announced in one sentence.
 
-use e2e::{run, Browser};
+use e2e::{run, Browser, VIEWS};
 use fantoccini::key::Key;
 use libra_studio::format::duration_ns;
 use libra_studio::optimize::explain::summary;
@@ -56,15 +56,8 @@ fn axe_finds_no_violation_in_any_view_or_state() {
         let b = Browser::start(1400, 1000).await;
         b.open("").await;
         let mut found = Vec::new();
-        for view in ["design", "shapes", "landscape", "routing"] {
-            b.click(&format!("view-{view}")).await;
-            let ready = match view {
-                "design" => "result-time-ns",
-                "shapes" => "compare-ms",
-                "landscape" => "landscape-explain",
-                _ => "route-ms",
-            };
-            b.wait_value(ready, |v| !v.is_empty()).await;
+        for view in VIEWS {
+            b.open_view(view).await;
             open_tables(&b).await;
             check(&b, view, &mut found).await;
         }

@@ -119,7 +119,7 @@ fn default_scenario_and_live_edits_match_the_core() {
         let redraw = value(&b.wait_value("redraw-ms", |v| !v.is_empty()).await);
         assert!((0.0..2_000.0).contains(&redraw), "redraw {redraw} ms");
 
-        // How long an edit takes to reach the redrawn charts (DESIGN.md target: 50 ms), measured
+        // How long an edit takes to reach the redrawn charts (docs/design.md target: 50 ms), measured
         // by the page (redraw-ms) over a few edits of the total bandwidth, back on the default.
         b.click("reset").await;
         shows(&b, &expected).await;

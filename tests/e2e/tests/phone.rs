@@ -2,7 +2,7 @@
 //! wide no view scrolls sideways (tables that may scroll do so inside their own box), and every
 //! control is a touch target of at least 40 x 40 px.
 
-use e2e::{run, Browser};
+use e2e::{run, Browser, VIEWS};
 use std::time::Duration;
 
 /// The page's scroll width, its width, and the elements that stick out of it (outside the boxes
@@ -41,15 +41,8 @@ fn phones_and_tablets_scroll_only_downwards_and_every_control_takes_a_finger() {
         for width in [390u32, 768] {
             let b = Browser::start_mobile(width, 844).await;
             b.open("").await;
-            for view in ["design", "shapes", "landscape", "routing"] {
-                b.click(&format!("view-{view}")).await;
-                let ready = match view {
-                    "design" => "result-time-ns",
-                    "shapes" => "compare-ms",
-                    "landscape" => "landscape-explain",
-                    _ => "route-ms",
-                };
-                b.wait_value(ready, |v| !v.is_empty()).await;
+            for view in VIEWS {
+                b.open_view(view).await;
                 let r = b.js(OVERFLOW).await;
                 assert!(
                     r[0].as_u64() <= r[1].as_u64() && r[2].as_array().unwrap().is_empty(),

@@ -3,18 +3,13 @@
 //! falls back to the network when its offline copy cannot start, and carries its manifest, icons,
 //! description and preview tags; the tab names the scenario.
 
-use e2e::{run, Browser, SUB_PATH};
+use e2e::{close, run, Browser, SUB_PATH};
 use libra_studio::model::scenario::TotalBandwidth;
 use libra_studio::optimize::study::study;
 use libra_studio::presets;
 use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
-
-fn close(v: &str, want: f64) -> bool {
-    v.parse::<f64>()
-        .is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
-}
 
 /// Wait until a service worker controls the page and has cached the app shell.
 async fn offline_ready(b: &Browser) {

@@ -3,17 +3,12 @@
 //! no task or animation frame over 50 ms. One test in its own binary, so that no other browser
 //! competes for the two cores while it measures (the other binaries run before and after it).
 
-use e2e::{run, Browser};
+use e2e::{close, run, Browser};
 use libra_studio::optimize::landscape::{landscape, GRID};
 use libra_studio::optimize::study::study;
 use libra_studio::presets::default_scenario;
 use libra_studio::routing::study::{route_study, RoutePreset};
 use std::time::Duration;
-
-fn close(v: &str, want: f64) -> bool {
-    v.parse::<f64>()
-        .is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
-}
 
 #[test]
 fn long_work_runs_in_slices_with_progress_and_a_cancel_and_no_task_over_50_ms() {

@@ -1,14 +1,9 @@
 //! The Routing view in headless Chromium: presets and fields route the fabric as the core does
 //! natively, the algorithm choice switches the numbers, and the charts have pixels.
 
-use e2e::{run, Browser};
+use e2e::{close, run, Browser};
 use libra_studio::routing::study::{route_study, RoutePreset};
 use std::time::Duration;
-
-fn close(v: &str, want: f64) -> bool {
-    v.parse::<f64>()
-        .is_ok_and(|x| (x - want).abs() <= 1e-9 * want.abs())
-}
 
 #[test]
 fn the_routing_view_matches_the_core() {

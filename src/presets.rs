@@ -34,8 +34,15 @@ impl LibraNetwork {
         }
     }
 
+    /// LIBRA's network, each dimension with its tier's latency per step (used only when the
+    /// model's latency term is on; LIBRA's own model has none).
     pub fn network(self) -> Network {
-        network_from_yaml(self.files().0).expect("embedded LIBRA network parses")
+        let mut net = network_from_yaml(self.files().0).expect("embedded LIBRA network parses");
+        let costs = self.cost_model();
+        for d in &mut net.dims {
+            d.latency_ns = costs.latency_ns(&d.tier);
+        }
+        net
     }
 
     pub fn cost_model(self) -> CostModel {

@@ -89,8 +89,9 @@ pub fn tour_steps(study: &Study) -> Vec<TourStep> {
         TourStep {
             title: "5. Other network shapes".into(),
             text: "Is Ring × fully-connected × Ring × Switch even the right shape for 4,096 NPUs? The \
-                   comparison optimizes every way to lay them on 2 to 4 dimensions at every budget. The thick \
-                   line is the best shape per budget; the table ranks them at this design's budget."
+                   comparison optimizes every way to lay them on 2 to 4 dimensions that can be built (at most 8 \
+                   chiplets per package, 16 packages per group, 32 nodes per ring), each timed with its tiers' \
+                   latency per step, at every budget. The thick line is the best shape per budget; the table ranks them at this design's budget."
                 .into(),
             view: View::Shapes,
         },

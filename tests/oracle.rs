@@ -144,6 +144,8 @@ fn tier(name: &str, link: f64) -> CostTier {
         link,
         switch: Some(link * 2.0),
         nic: Some(link * 3.0),
+        max_npus: None,
+        latency_ns: 0.0,
     }
 }
 

@@ -64,6 +64,8 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
                     link: number(rng),
                     switch: maybe(rng, number),
                     nic: maybe(rng, number),
+                    max_npus: (rng.below(2) == 0).then(|| 2 + rng.below(100) as u32),
+                    latency_ns: number(rng),
                 })
                 .collect(),
         };

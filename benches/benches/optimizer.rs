@@ -30,11 +30,12 @@ fn benches(c: &mut Criterion) {
     });
 
     let base = presets::default_scenario();
-    let all = shapes::enumerate(4096, &shapes::libra_layouts());
+    let all = shapes::enumerate(4096, &shapes::libra_layouts(), &base.costs);
     let few = budget_range(2e7, 2e8, 16);
-    c.bench_function("231 shapes of 4096 NPUs, 16 budgets each", |b| {
-        b.iter(|| shapes::compare(&base, black_box(&all), &few, 1.0, &opts))
-    });
+    c.bench_function(
+        "74 shapes of 4096 NPUs within the tier limits, 16 budgets each",
+        |b| b.iter(|| shapes::compare(&base, black_box(&all), &few, 1.0, &opts)),
+    );
 
     let study = libra_studio::optimize::study::study(&presets::default_scenario()).unwrap();
     c.bench_function("landscape of d1 x d2, 32 x 32 solves", |b| {

@@ -27,11 +27,17 @@ impl Form {
             .map(|d| d.tier.clone())
             .or_else(|| self.tiers.first().map(|t| t.name.clone()))
             .unwrap_or_default();
+        let latency = self
+            .tiers
+            .iter()
+            .find(|t| t.name == tier)
+            .map(|t| t.latency.clone())
+            .unwrap_or_default();
         self.dims.push(DimForm {
             topology: Topology::Switch,
             npus: "2".into(),
             tier,
-            latency: String::new(),
+            latency,
             min: String::new(),
             max: String::new(),
         });
@@ -74,22 +80,9 @@ impl Form {
     }
 
     /// Replace the network (and the cost tiers, when given), as from LIBRA's YAML files: bounds
-    /// and latencies start empty, preset workloads are fitted to the new shape, the other workloads'
+    /// start empty, latencies at their tier's, preset workloads are fitted to the new shape, the other workloads'
     /// groups keep their first dimensions (the form then marks any that no longer fit).
     pub fn set_network(&mut self, net: &Network, costs: Option<&crate::model::CostModel>) {
-        self.dims = net
-            .dims
-            .iter()
-            .map(|d| DimForm {
-                topology: d.topology,
-                npus: d.npus.to_string(),
-                tier: d.tier.clone(),
-                latency: String::new(),
-                min: String::new(),
-                max: String::new(),
-            })
-            .collect();
-        self.efficiency.clear();
         if let Some(c) = costs {
             self.tiers = super::Form::from_scenario(&crate::model::Scenario {
                 costs: c.clone(),
@@ -97,6 +90,24 @@ impl Form {
             })
             .tiers;
         }
+        let tiers = &self.tiers;
+        self.dims = net
+            .dims
+            .iter()
+            .map(|d| DimForm {
+                topology: d.topology,
+                npus: d.npus.to_string(),
+                tier: d.tier.clone(),
+                latency: tiers
+                    .iter()
+                    .find(|t| t.name == d.tier)
+                    .map(|t| t.latency.clone())
+                    .unwrap_or_default(),
+                min: String::new(),
+                max: String::new(),
+            })
+            .collect();
+        self.efficiency.clear();
         let dims = net.dims.len();
         for i in 0..self.workloads.len() {
             match self.preset_of(i) {
@@ -121,6 +132,8 @@ impl Form {
             link: "1".into(),
             switch: String::new(),
             nic: String::new(),
+            max_npus: String::new(),
+            latency: String::new(),
         });
     }
 

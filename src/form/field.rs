@@ -17,6 +17,8 @@ pub enum Field {
     TierLink(usize),
     TierSwitch(usize),
     TierNic(usize),
+    TierMaxNpus(usize),
+    TierLatency(usize),
     /// The workload list as a whole (none left).
     Workloads,
     WorkloadWeight(usize),
@@ -46,6 +48,8 @@ impl Field {
             Field::TierLink(t) => format!("tier-link-{t}"),
             Field::TierSwitch(t) => format!("tier-switch-{t}"),
             Field::TierNic(t) => format!("tier-nic-{t}"),
+            Field::TierMaxNpus(t) => format!("tier-max-npus-{t}"),
+            Field::TierLatency(t) => format!("tier-latency-{t}"),
             Field::Workloads => "workloads".into(),
             Field::WorkloadWeight(w) => format!("workload-weight-{w}"),
             Field::Workload(w) => format!("workload-{w}"),
@@ -71,6 +75,8 @@ impl Field {
             Field::TierLink(t) => format!("link cost of tier {t}"),
             Field::TierSwitch(t) => format!("switch cost of tier {t}"),
             Field::TierNic(t) => format!("NIC cost of tier {t}"),
+            Field::TierMaxNpus(t) => format!("most NPUs per dimension of tier {t}"),
+            Field::TierLatency(t) => format!("latency per step of tier {t}"),
             Field::Workloads => "workloads".into(),
             Field::WorkloadWeight(w) => format!("weight of workload {w}"),
             Field::Workload(w) => format!("workload {w}"),
@@ -141,6 +147,20 @@ pub fn optional(field: Field, text: &str, zero_ok: bool) -> Result<Option<f64>, 
         Ok(None)
     } else {
         number(field, text, zero_ok).map(Some)
+    }
+}
+
+/// An optional whole number from 2 to 2^32 - 1 (a count of NPUs); empty = None.
+pub fn at_least_2(field: Field, text: &str) -> Result<Option<f64>, FieldError> {
+    match text.trim() {
+        "" => Ok(None),
+        t => match t.parse::<u32>() {
+            Ok(v) if v >= 2 => Ok(Some(f64::from(v))),
+            _ => Err(FieldError::new(
+                field,
+                format!("must be a whole number of at least 2 (empty: no limit), got \"{t}\""),
+            )),
+        },
     }
 }
 

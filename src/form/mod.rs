@@ -37,6 +37,10 @@ pub struct TierForm {
     pub link: String,
     pub switch: String,
     pub nic: String,
+    /// The most NPUs per dimension; empty = no limit.
+    pub max_npus: String,
+    /// Latency per collective step, ns; empty = 0.
+    pub latency: String,
 }
 
 /// One workload: its layers and communicator come from a preset, the builder or an imported file;
@@ -135,6 +139,12 @@ impl Form {
                     link: show(t.link),
                     switch: opt_text(t.switch),
                     nic: opt_text(t.nic),
+                    max_npus: t.max_npus.map(|m| m.to_string()).unwrap_or_default(),
+                    latency: if t.latency_ns == 0.0 {
+                        String::new()
+                    } else {
+                        show(t.latency_ns)
+                    },
                 })
                 .collect(),
             workloads: sc
@@ -215,6 +225,10 @@ impl Form {
                     link: take(number(Field::TierLink(n), &t.link, true).map(Some)).unwrap_or(0.0),
                     switch: take(optional(Field::TierSwitch(n), &t.switch, true)),
                     nic: take(optional(Field::TierNic(n), &t.nic, true)),
+                    max_npus: take(field::at_least_2(Field::TierMaxNpus(n), &t.max_npus))
+                        .map(|m| m as u32),
+                    latency_ns: take(optional(Field::TierLatency(n), &t.latency, true))
+                        .unwrap_or(0.0),
                 }
             })
             .collect();
@@ -389,6 +403,8 @@ mod tests {
         f.dims[2].min = "-3".into();
         f.dims[3].max = "0".into();
         f.tiers[1].link = "cheap".into();
+        f.tiers[2].max_npus = "1".into();
+        f.tiers[3].latency = "-5".into();
         f.total_bw = "".into();
         f.budget = "1e400".into();
         f.constraints = "B1 >= B2\n\nB9 = 3".into();
@@ -402,17 +418,23 @@ mod tests {
                 "dim-min-3",
                 "dim-max-4",
                 "tier-link-2",
+                "tier-max-npus-3",
+                "tier-latency-4",
                 "total-bw",
                 "budget",
                 "time-target",
                 "constraint-text"
             ]
         );
-        assert_eq!(errors[7].field, Field::Constraint(3));
+        assert_eq!(errors[9].field, Field::Constraint(3));
         assert!(
-            errors[7].message.contains("B9 does not exist"),
+            errors[9].message.contains("B9 does not exist"),
             "{}",
-            errors[7]
+            errors[9]
+        );
+        assert_eq!(
+            errors[4].to_string(),
+            "most NPUs per dimension of tier 3: must be a whole number of at least 2 (empty: no limit), got \"1\""
         );
         assert_eq!(
             errors[0].to_string(),

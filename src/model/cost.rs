@@ -13,12 +13,23 @@ use super::network::{Network, NetworkError, Topology};
 use serde::{Deserialize, Serialize};
 
 /// Unit costs of one tier, in $ per GB/s. `switch` and `nic` are needed by Switch dimensions only.
+/// The physical limits (`max_npus`, `latency_ns`, see [`super::physical`]) do not enter the cost.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CostTier {
     pub name: String,
     pub link: f64,
     pub switch: Option<f64>,
     pub nic: Option<f64>,
+    /// The most NPUs one dimension of this tier joins; None = no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_npus: Option<u32>,
+    /// Latency of one collective step on this tier, ns: what dimensions built on it start with.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub latency_ns: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// The tiers a network's dimensions refer to by name.

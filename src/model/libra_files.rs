@@ -133,7 +133,9 @@ pub fn network_from_yaml(text: &str) -> Result<Network, LibraFileError> {
     Ok(net)
 }
 
-/// A cost-model YAML: one map per tier with `Link` and, for Switch dimensions, `Switch` and `Nic`.
+/// A cost-model YAML: one map per tier with `Link` and, for Switch dimensions, `Switch` and `Nic`
+/// ($ per GB/s), and optionally our `MaxNpus` and `LatencyNs` (the tier's physical limits). Tiers
+/// named as in LIBRA's files get the physical defaults of [`super::physical`] for what they omit.
 pub fn cost_model_from_yaml(text: &str) -> Result<CostModel, LibraFileError> {
     let doc = root(text)?;
     let Yaml::Map { entries, .. } = &doc else {
@@ -157,33 +159,51 @@ pub fn cost_model_from_yaml(text: &str) -> Result<CostModel, LibraFileError> {
             link: f64::NAN,
             switch: None,
             nic: None,
+            max_npus: None,
+            latency_ns: 0.0,
         };
         for (element, cost) in costs {
             let text = match cost {
                 Yaml::Scalar { text, .. } => text.as_str(),
                 _ => "",
             };
-            let value = text
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| LibraFileError::BadValue {
-                    line: cost.line(),
-                    key: format!("{name}.{element}"),
-                    message: format!(
-                        "a unit cost must be a positive number of $ per GB/s, got \"{text}\""
-                    ),
-                })?;
+            let bad = |message: String| LibraFileError::BadValue {
+                line: cost.line(),
+                key: format!("{name}.{element}"),
+                message,
+            };
+            let number = text.parse::<f64>().ok().filter(|v| v.is_finite());
+            match element.as_str() {
+                "MaxNpus" => {
+                    tier.max_npus = Some(text.parse::<u32>().ok().filter(|v| *v >= 2).ok_or_else(
+                        || bad(format!("the most NPUs per dimension must be a whole number of at least 2, got \"{text}\"")),
+                    )?);
+                    continue;
+                }
+                "LatencyNs" => {
+                    tier.latency_ns = number.filter(|v| *v >= 0.0).ok_or_else(|| {
+                        bad(format!(
+                            "a latency must be a non-negative number of ns, got \"{text}\""
+                        ))
+                    })?;
+                    continue;
+                }
+                _ => {}
+            }
+            let value = number.filter(|v| *v > 0.0).ok_or_else(|| {
+                bad(format!(
+                    "a unit cost must be a positive number of $ per GB/s, got \"{text}\""
+                ))
+            })?;
             match element.as_str() {
                 "Link" => tier.link = value,
                 "Switch" => tier.switch = Some(value),
                 "Nic" => tier.nic = Some(value),
                 _ => {
-                    return Err(LibraFileError::BadValue {
-                        line: cost.line(),
-                        key: format!("{name}.{element}"),
-                        message: "unknown cost element (expected Link, Switch or Nic)".into(),
-                    })
+                    return Err(bad(
+                        "unknown cost element (expected Link, Switch, Nic, MaxNpus or LatencyNs)"
+                            .into(),
+                    ))
                 }
             }
         }
@@ -194,7 +214,7 @@ pub fn cost_model_from_yaml(text: &str) -> Result<CostModel, LibraFileError> {
                 message: "the tier has no Link cost".into(),
             });
         }
-        tiers.push(tier);
+        tiers.push(tier.with_physical_default());
     }
     Ok(CostModel { tiers })
 }
@@ -258,7 +278,10 @@ mod tests {
             "../../data/libra-inputs/network/4d_network.yml"
         ))
         .unwrap();
-        assert_eq!(net, presets::libra_4d_network());
+        // The YAML has no latencies; the preset gives each dimension its tier's.
+        let mut preset = presets::libra_4d_network();
+        preset.dims.iter_mut().for_each(|d| d.latency_ns = 0.0);
+        assert_eq!(net, preset);
         let cost = cost_model_from_yaml(include_str!(
             "../../data/libra-inputs/cost_model/4d_cost_model.yml"
         ))

@@ -9,6 +9,7 @@ pub mod cost;
 pub mod libra_files;
 pub mod memory;
 pub mod network;
+pub mod physical;
 pub mod scenario;
 pub mod training;
 pub mod workload;

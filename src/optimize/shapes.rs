@@ -3,15 +3,20 @@
 //! Pareto front of each shape over one budget range, and their lower envelope (the best shape at
 //! each budget).
 //!
+//! Only shapes within the tiers' physical limits are enumerated (`CostTier::max_npus`), each
+//! dimension with its tier's latency per step, and every shape is timed with the latency term on:
+//! a ring of 2,048 chiplets is neither built nor free of latency.
+//!
 //! Each shape gets the base scenario's workloads remapped onto it (`Communicator::remap`: the same
-//! TP and DP degrees, laid TP inside and DP outside), its cost tiers and model options, and as
-//! constraints only the budget and `B_d >= min_gbps` on every dimension (per-dimension bounds and
-//! linear constraints of the base refer to its own dimensions and do not carry over).
+//! TP and DP degrees, laid TP inside and DP outside), its cost tiers and model options (latency
+//! on), and as constraints only the budget and `B_d >= min_gbps` on every dimension (per-dimension
+//! bounds and linear constraints of the base refer to its own dimensions and do not carry over).
 
 use super::problem::{compile, CompileError, Problem};
 use super::sweep::{pareto, Front};
 use super::SolveOptions;
 use crate::model::communicator::CommunicatorError;
+use crate::model::cost::CostModel;
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::{Constraints, Objective, Scenario};
 use serde::Serialize;
@@ -74,8 +79,9 @@ pub fn factorizations(npus: u32, parts: usize) -> Vec<Vec<u32>> {
     out
 }
 
-/// Every shape of `npus` NPUs, one per factorization matching the length of each layout.
-pub fn enumerate(npus: u32, layouts: &[Vec<DimKind>]) -> Vec<Network> {
+/// Every shape of `npus` NPUs within the tier limits of `costs`, one per factorization matching
+/// the length of each layout, each dimension with its tier's latency per step.
+pub fn enumerate(npus: u32, layouts: &[Vec<DimKind>], costs: &CostModel) -> Vec<Network> {
     layouts
         .iter()
         .flat_map(|kinds| {
@@ -89,10 +95,11 @@ pub fn enumerate(npus: u32, layouts: &[Vec<DimKind>]) -> Vec<Network> {
                             topology: k.topology,
                             npus: n,
                             tier: k.tier.clone(),
-                            latency_ns: 0.0,
+                            latency_ns: costs.latency_ns(&k.tier),
                         })
                         .collect(),
                 })
+                .filter(|n| costs.holds(&n.dims))
         })
         .collect()
 }
@@ -134,6 +141,7 @@ pub fn scenario_on(
         ..Constraints::default()
     };
     sc.objective = Objective::Time;
+    sc.model.latency = true;
     Ok(sc)
 }
 
@@ -252,8 +260,28 @@ mod tests {
             vec![vec![2, 6], vec![3, 4], vec![4, 3], vec![6, 2]]
         );
         assert!(factorizations(7, 2).is_empty());
-        let shapes = enumerate(4096, &libra_layouts());
-        assert_eq!(shapes.len(), 231);
+        let costs = presets::libra_4d_cost_model();
+        let unlimited = CostModel {
+            tiers: costs
+                .tiers
+                .iter()
+                .map(|t| crate::model::CostTier {
+                    max_npus: None,
+                    ..t.clone()
+                })
+                .collect(),
+        };
+        assert_eq!(enumerate(4096, &libra_layouts(), &unlimited).len(), 231);
+        // Within the tier limits (chiplets <= 8 = 2^3, packages <= 16 = 2^4, nodes <= 32 = 2^5):
+        // 2-D 3 shapes, 3-D 3 x 4 = 12, 4-D: exponents 1 <= a <= 3, b <= 4, c <= 5 and d >= 1
+        // summing to 12: 3 * 4 * 5 = 60 less the one with a + b + c = 12.
+        let shapes = enumerate(4096, &libra_layouts(), &costs);
+        assert_eq!(shapes.len(), 3 + 12 + 59);
+        assert!(shapes.iter().all(|n| costs.holds(&n.dims)));
+        assert!(shapes.iter().all(|n| n
+            .dims
+            .iter()
+            .all(|d| d.latency_ns == costs.latency_ns(&d.tier))));
         assert!(shapes
             .iter()
             .all(|n| n.dims.iter().map(|d| d.npus).product::<u32>() == 4096));
@@ -262,14 +290,14 @@ mod tests {
     #[test]
     fn the_envelope_is_the_pointwise_best_and_libra_4d_is_among_the_shapes() {
         let base = presets::default_scenario();
-        let all = enumerate(4096, &libra_layouts());
+        let all = enumerate(4096, &libra_layouts(), &base.costs);
         let libra = presets::libra_4d_network();
         let chosen: Vec<Network> = all
             .iter()
             .filter(|n| n.dims.len() == 2 || *n == &libra)
             .cloned()
             .collect();
-        assert_eq!(chosen.len(), 12);
+        assert_eq!(chosen.len(), 4);
         let budgets = budget_range(2e7, 2e8, 8);
         let fronts = compare(&base, &chosen, &budgets, 1.0, &SolveOptions::default());
         let env = envelope(&fronts);
@@ -289,6 +317,7 @@ mod tests {
         let i = chosen.iter().position(|n| n == &libra).unwrap();
         let own = fronts[i].front.as_ref().unwrap();
         let mut sc = base.clone();
+        sc.model.latency = true;
         sc.constraints = Constraints {
             min_gbps: vec![Some(1.0); 4],
             ..Constraints::default()

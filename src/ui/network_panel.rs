@@ -205,6 +205,26 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     move |f, v| f.tiers[i].nic = v,
                 )}
             </td>
+            <td class="num" data-label="max NPUs">
+                {field_input(
+                    studio,
+                    Field::TierMaxNpus(n),
+                    t.max_npus,
+                    "no limit",
+                    format!("Most NPUs per dimension on tier {n} (the shape comparison and co-design stay within it; empty for no limit)"),
+                    move |f, v| f.tiers[i].max_npus = v,
+                )}
+            </td>
+            <td class="num" data-label="latency ns">
+                {field_input(
+                    studio,
+                    Field::TierLatency(n),
+                    t.latency,
+                    "0",
+                    format!("Latency per collective step on tier {n}, ns (new dimensions and compared shapes take it)"),
+                    move |f, v| f.tiers[i].latency = v,
+                )}
+            </td>
             <td class="row-actions">
                 <button
                     type="button"
@@ -253,6 +273,19 @@ pub fn NetworkPanel(
                 </p>
             </div>
             <FieldMessage studio field=Field::Network />
+            <ul class="notes" data-testid="tier-limit-notes">
+                {move || {
+                    studio
+                        .parsed
+                        .with(|p| match p {
+                            Ok(sc) => sc.costs.limit_notes(&sc.network),
+                            Err(_) => Vec::new(),
+                        })
+                        .into_iter()
+                        .map(|note| view! { <li class="warn">{format!("{note}: a shape beyond what is built today")}</li> })
+                        .collect_view()
+                }}
+            </ul>
             <div class="table-scroll" tabindex="0" role="region" aria-label="Dimensions of the network">
                 <table class="grid cards" data-testid="dims">
                     <thead>
@@ -291,7 +324,7 @@ pub fn NetworkPanel(
             </p>
             <NetworkImport studio />
             <details class="tiers">
-                <summary>"Cost tiers ($ per GB/s; defaults are LIBRA's)"</summary>
+                <summary>"Cost tiers ($ per GB/s, LIBRA's; physical limits from public systems, README)"</summary>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Cost tiers">
                     <table class="grid cards">
                         <thead>
@@ -300,6 +333,8 @@ pub fn NetworkPanel(
                                 <th>"link"</th>
                                 <th>"switch"</th>
                                 <th>"NIC"</th>
+                                <th title="The most NPUs one dimension of this tier joins">"max NPUs"</th>
+                                <th title="Latency per collective step, ns">"latency ns"</th>
                                 <th><span class="sr-only">"actions"</span></th>
                             </tr>
                         </thead>

@@ -184,11 +184,14 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
         forward: groups(rng),
         input_grad: groups(rng),
         weight_grad: groups(rng),
+        pipeline: Vec::new(),
     };
-    let phase = |rng: &mut Rng| Phase {
-        compute_ns: rng.range(0.0, 1e6),
-        collective: Collective::ALL[rng.below(5)],
-        size_bytes: rng.range(1e3, 1e9),
+    let phase = |rng: &mut Rng| {
+        Phase::new(
+            rng.range(0.0, 1e6),
+            Collective::ALL[rng.below(5)],
+            rng.range(1e3, 1e9),
+        )
     };
     let layers = (0..1 + rng.below(12))
         .map(|i| Layer {

@@ -36,8 +36,9 @@ fn text(rng: &mut Rng) -> String {
 fn phase(rng: &mut Rng) -> Phase {
     Phase {
         compute_ns: number(rng),
-        collective: Collective::ALL[rng.below(5)],
+        collective: Collective::ALL[rng.below(Collective::ALL.len())],
         size_bytes: number(rng),
+        count: 1 + rng.below(3) as u32,
     }
 }
 
@@ -102,6 +103,11 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
                 forward: groups(rng),
                 input_grad: groups(rng),
                 weight_grad: groups(rng),
+                pipeline: if rng.below(2) == 0 {
+                    Vec::new()
+                } else {
+                    groups(rng)
+                },
             },
         });
     }

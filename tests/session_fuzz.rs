@@ -23,11 +23,7 @@ use common::Rng;
 fn with_layers(layers: usize) -> Scenario {
     let mut sc = presets::default_scenario();
     let mut spec = sc.workloads[0].clone();
-    let phase = |i: usize, c| Phase {
-        compute_ns: 1000.0 + i as f64 * 0.37,
-        collective: c,
-        size_bytes: 1e6 + i as f64 * 1.13,
-    };
+    let phase = |i: usize, c| Phase::new(1000.0 + i as f64 * 0.37, c, 1e6 + i as f64 * 1.13);
     spec.name = "imported".into();
     spec.workload = Workload {
         layers: (0..layers)

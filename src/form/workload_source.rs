@@ -155,6 +155,7 @@ pub fn import_workload(
                 forward: m.tp.clone(),
                 input_grad: m.tp,
                 weight_grad: m.dp,
+                pipeline: if p.pp > 1 { m.pp } else { Vec::new() },
             }
         }
     };

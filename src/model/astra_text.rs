@@ -88,11 +88,7 @@ fn parse_layer(line: usize, fields: &[&str]) -> Result<Layer, TextError> {
             text: f[1].to_string(),
         })?;
         let size_bytes = number(line, names[2], f[2])?;
-        phases.push(Phase {
-            compute_ns,
-            collective,
-            size_bytes,
-        });
+        phases.push(Phase::new(compute_ns, collective, size_bytes));
     }
     let update_ns = number(line, "the update time", fields[11])?;
     let mut phases = phases.into_iter();

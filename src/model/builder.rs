@@ -9,20 +9,25 @@
 //!
 //! each divided by `TP`. The input-gradient pass costs the same as the forward pass; the weight-gradient
 //! pass costs the projections' and MLP's share only (`8 b s h^2`, `4 b s h f`): attention scores have no
-//! weights. A phase of `F` FLOPs takes `F / (peak_tflops * 1e12 * efficiency)` s; compute times are
-//! summed over the `m` micro-batches and stretched by the pipeline bubble `(m + PP - 1) / m`.
+//! weights. A phase of `F` FLOPs takes `F / (peak_tflops * 1e12 * efficiency)` s.
+//!
+//! Pipeline (1F1B): the critical path of one iteration runs `m + PP - 1` micro-batch slots, the `m`
+//! micro-batches and the bubble `(PP - 1)/m` of filling and draining the pipeline. Everything paid
+//! per micro-batch on it is paid per slot: compute, the TP all-reduces and the stage-to-stage sends.
 //!
 //! Collectives (Megatron): the attention block and the MLP block each end their forward pass with a
 //! TP all-reduce of the activations (`b s h e` bytes per micro-batch) and start their input-gradient
-//! pass with one; the `m` micro-batches' all-reduces are summed into one of `m b s h e` bytes (exact
-//! without latency). The weight gradients of the layer's parameters on one NPU, `(4 h^2 + 4 h)/TP`
+//! pass with one; the slots' all-reduces are one phase of `(m + PP - 1) b s h e` bytes issued as
+//! `m + PP - 1` collectives (`Phase::count`: the latency term is paid per slot). The weight gradients of the layer's parameters on one NPU, `(4 h^2 + 4 h)/TP`
 //! (attention) and `(2 h f + f + h)/TP` (MLP) elements, are all-reduced over DP once per iteration
 //! ([`DpCollective::AllReduce`]), or reduce-scattered and the updated shards all-gathered
 //! ([`DpCollective::ReduceScatterAllGather`], as ZeRO; the all-gather is a row `<layer>_allgather`).
-//! Pipeline point-to-point traffic is not modelled: LIBRA's model has no point-to-point collective.
+//! With PP > 1 a row `pipeline_sendrecv` carries the point-to-point traffic between adjacent
+//! stages: activations forward and their gradients backward, `s b h e` bytes per slot each way
+//! (`Collective::SendRecv` over the PP groups; LIBRA's model has no point-to-point collective).
 //!
-//! Communicators: Forward and InputGrad use the TP groups, WeightGrad the DP groups
-//! ([`Parallelism::map_onto`]: TP innermost, then PP, then DP).
+//! Communicators: Forward and InputGrad use the TP groups, WeightGrad the DP groups, the pipeline
+//! sends the PP groups ([`Parallelism::map_onto`]: TP innermost, then PP, then DP).
 
 use super::communicator::{Communicator, CommunicatorError, Parallelism};
 use super::network::Network;
@@ -181,11 +186,13 @@ impl Transformer {
         let e = f64_(self.bytes_per_element);
         let tp = f64_(self.parallelism.tp);
         let pp = self.parallelism.pp;
-        let m = f64_(self.micro_batches());
-        let bubble = (m + f64_(pp) - 1.0) / m;
-        // ns per FLOP, times micro-batches and bubble.
-        let ns = |flops: f64| flops / tp / (self.peak_tflops * 1e3 * self.efficiency) * m * bubble;
-        let activations = m * b * s * h * e;
+        // 1F1B: the critical path runs m + PP - 1 micro-batch slots (the bubble (PP - 1)/m); every
+        // per-micro-batch cost on it (compute, TP all-reduces, stage-to-stage sends) is paid per slot.
+        let slots_u = self.micro_batches() + pp - 1;
+        let slots = f64_(slots_u);
+        // ns per FLOP of one micro-batch, times the slots.
+        let ns = |flops: f64| flops / tp / (self.peak_tflops * 1e3 * self.efficiency) * slots;
+        let activations = slots * b * s * h * e;
         let tp_coll = if self.parallelism.tp > 1 {
             Collective::AllReduce
         } else {
@@ -206,6 +213,17 @@ impl Transformer {
                 (2.0 * h * f + f + h) / tp,
             ),
         ];
+        let per_slot = |compute_ns: f64, c: Collective| Phase {
+            compute_ns,
+            collective: c,
+            size_bytes: if c == Collective::None {
+                0.0
+            } else {
+                activations
+            },
+            count: if c == Collective::None { 1 } else { slots_u },
+        };
+        let none = Phase::new(0.0, Collective::None, 0.0);
         let mut layers = Vec::new();
         for l in 1..=self.layers / pp {
             for (block, fwd_flops, wg_flops, params) in blocks {
@@ -217,48 +235,47 @@ impl Transformer {
                         (Collective::ReduceScatter, grads)
                     }
                 };
-                let size =
-                    |c: Collective, bytes: f64| if c == Collective::None { 0.0 } else { bytes };
                 layers.push(Layer {
                     name: format!("{block}{l}"),
                     reserved: -1,
-                    forward: Phase {
-                        compute_ns: ns(fwd_flops),
-                        collective: tp_coll,
-                        size_bytes: size(tp_coll, activations),
-                    },
-                    input_grad: Phase {
-                        compute_ns: ns(fwd_flops),
-                        collective: tp_coll,
-                        size_bytes: size(tp_coll, activations),
-                    },
-                    weight_grad: Phase {
-                        compute_ns: ns(wg_flops),
-                        collective: wg_coll,
-                        size_bytes: wg_bytes,
-                    },
+                    forward: per_slot(ns(fwd_flops), tp_coll),
+                    input_grad: per_slot(ns(fwd_flops), tp_coll),
+                    weight_grad: Phase::new(ns(wg_flops), wg_coll, wg_bytes),
                     update_ns: 0.0,
                 });
                 if dp_on && self.dp_collective == DpCollective::ReduceScatterAllGather {
-                    let none = Phase {
-                        compute_ns: 0.0,
-                        collective: Collective::None,
-                        size_bytes: 0.0,
-                    };
                     layers.push(Layer {
                         name: format!("{block}{l}_allgather"),
                         reserved: -1,
                         forward: none.clone(),
-                        input_grad: none,
-                        weight_grad: Phase {
-                            compute_ns: 0.0,
-                            collective: Collective::AllGather,
-                            size_bytes: grads / f64_(self.parallelism.dp),
-                        },
+                        input_grad: none.clone(),
+                        weight_grad: Phase::new(
+                            0.0,
+                            Collective::AllGather,
+                            grads / f64_(self.parallelism.dp),
+                        ),
                         update_ns: 0.0,
                     });
                 }
             }
+        }
+        if pp > 1 {
+            // Activations to the next stage in the forward pass, their gradients back in the
+            // backward pass: s b h e bytes per micro-batch slot each way.
+            let send = Phase {
+                compute_ns: 0.0,
+                collective: Collective::SendRecv,
+                size_bytes: slots * s * b * h * e,
+                count: slots_u,
+            };
+            layers.push(Layer {
+                name: "pipeline_sendrecv".into(),
+                reserved: -1,
+                forward: send.clone(),
+                input_grad: send,
+                weight_grad: none,
+                update_ns: 0.0,
+            });
         }
         Ok(WorkloadSpec {
             name: self.name.clone(),
@@ -271,6 +288,7 @@ impl Transformer {
                 forward: mapping.tp.clone(),
                 input_grad: mapping.tp,
                 weight_grad: mapping.dp,
+                pipeline: if pp > 1 { mapping.pp } else { Vec::new() },
             },
         })
     }
@@ -376,7 +394,8 @@ mod tests {
             dp: 64,
         };
         let spec = t.build(&net).unwrap();
-        assert_eq!(spec.workload.layers.len(), 2 * 24);
+        // 24 layers of attention and MLP, and the stage-to-stage sends.
+        assert_eq!(spec.workload.layers.len(), 2 * 24 + 1);
         // m = 1536 / 64 = 24 micro-batches, bubble (24 + 3) / 24.
         let base = Transformer::gpt3().build(&net).unwrap();
         let ratio =
@@ -385,5 +404,79 @@ mod tests {
             (ratio - (24.0 / 6.0) * (27.0 / 24.0)).abs() < 1e-12,
             "{ratio}"
         );
+        // The TP all-reduces are paid per slot too: 27 of b s h e bytes each.
+        let attn = &spec.workload.layers[0].forward;
+        assert_eq!(attn.count, 27);
+        assert_eq!(attn.size_bytes, 27.0 * 2048.0 * 12288.0 * 2.0);
+    }
+
+    #[test]
+    fn pipeline_stages_send_activations_and_gradients_over_the_pp_dimensions() {
+        use crate::model::training::{iteration_time, ModelOptions};
+        let net = presets::libra_4d_network();
+        let mut t = Transformer::gpt3();
+        t.parallelism = Parallelism {
+            tp: 16,
+            pp: 4,
+            dp: 64,
+        };
+        let spec = t.build(&net).unwrap();
+        // TP 16 = Ring 4 x 4 of FC 8; PP 4 = the FC's other 2 x 2 of the ring of nodes; DP the rest.
+        let c = &spec.communicator;
+        assert_eq!(c.forward, vec![Some(4), Some(4), None, None]);
+        assert_eq!(c.pipeline, vec![None, Some(2), Some(2), None]);
+        assert_eq!(c.weight_grad, vec![None, None, Some(2), Some(32)]);
+        let sends = spec.workload.layers.last().unwrap();
+        assert_eq!(sends.name, "pipeline_sendrecv");
+        // s b h e = 2048 x 1 x 12288 x 2 bytes per slot, 24 + 4 - 1 = 27 slots, each way.
+        let bytes = 27.0 * 2048.0 * 12288.0 * 2.0;
+        for p in [&sends.forward, &sends.input_grad] {
+            assert_eq!(
+                (p.collective, p.size_bytes, p.count),
+                (Collective::SendRecv, bytes, 27)
+            );
+        }
+        assert_eq!(sends.weight_grad.collective, Collective::None);
+        // Its time (no latency): twice the bytes over the slower of the pipeline's dimensions.
+        let bw = [400.0, 100.0, 50.0, 25.0];
+        let opts = ModelOptions::default();
+        let with = iteration_time(&net, &spec.workload, c, &bw, &opts).unwrap();
+        let mut without = spec.workload.clone();
+        without.layers.pop();
+        let without = iteration_time(&net, &without, c, &bw, &opts).unwrap();
+        let expected = 2.0 * bytes / 50.0;
+        assert!(
+            (with.time_ns - without.time_ns - expected).abs() < 1e-6 * expected,
+            "{} vs {expected}",
+            with.time_ns - without.time_ns
+        );
+        // With latency, every slot pays one step on the slowest dimension: 27 x 2 sends.
+        let opts = ModelOptions {
+            latency: true,
+            ..ModelOptions::default()
+        };
+        let fast = [1e12; 4];
+        let lat = iteration_time(&net, &spec.workload, c, &fast, &opts).unwrap();
+        let mut quiet = spec.workload.clone();
+        quiet.layers.pop();
+        let quiet = iteration_time(&net, &quiet, c, &fast, &opts).unwrap();
+        let alpha = net.dims[2].latency_ns.max(net.dims[1].latency_ns);
+        assert!(alpha > 0.0);
+        let expected = 2.0 * 27.0 * alpha;
+        assert!(
+            (lat.time_ns - quiet.time_ns - expected).abs() < 1e-2,
+            "{} vs {expected}",
+            lat.time_ns - quiet.time_ns
+        );
+    }
+
+    #[test]
+    fn without_pipeline_the_builder_is_unchanged_in_libra_compatible_mode() {
+        // PP 1: m slots, as before; the latency count changes nothing without latency.
+        let net = presets::libra_4d_network();
+        let spec = Transformer::gpt3().build(&net).unwrap();
+        assert!(spec.communicator.pipeline.is_empty());
+        assert_eq!(spec.workload.layers.len(), 2 * 96);
+        assert_eq!(spec.workload.layers[0].forward.count, 6);
     }
 }

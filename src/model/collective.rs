@@ -5,10 +5,13 @@
 //! - ReduceScatter, d ascending: `msg_d = m (g_d - 1) / g_d`, then `m = m / g_d`
 //! - AllGather, d descending: `msg_d = m (g_d - 1)`, then `m = m * g_d`
 //! - AllToAll, d ascending: `msg_d = m (g_d - 1) / g_d`, `m` unchanged
+//! - SendRecv (ours, pipeline stages): `msg_d = m` on every used dimension: a stage boundary lies
+//!   on one of the pipeline's dimensions, and the slowest of them bounds the pipeline
 //!
 //! Time: bytes / (GB/s) = ns. The chunks are pipelined across dimensions, so the collective takes
 //! `max_d msg_d / B_d` (LIBRA); the hierarchical, non-pipelined alternative is `sum_d msg_d / B_d`.
-//! An optional latency `alpha_d` per step adds `steps_d * alpha_d` to each used dimension.
+//! An optional latency `alpha_d` per step adds `count * steps_d * alpha_d` to each used dimension,
+//! `count` the number of collectives the phase's bytes are issued as.
 
 use super::communicator::Groups;
 use super::network::{Network, Topology};
@@ -63,16 +66,24 @@ pub fn message_sizes(collective: Collective, size_bytes: f64, groups: &Groups) -
                 }
             }
         }
+        Collective::SendRecv => {
+            for (d, out) in msg.iter_mut().enumerate() {
+                if used(d).is_some() {
+                    *out = m;
+                }
+            }
+        }
     }
     msg
 }
 
 /// Latency steps of a collective in a dimension of group size `g` (the alpha term): a ring takes
 /// `2 (g - 1)` steps for an AllReduce and `g - 1` for the one-pass collectives; FullyConnected and
-/// Switch take 2 for an AllReduce and 1 otherwise.
+/// Switch take 2 for an AllReduce and 1 otherwise; a SendRecv is one step anywhere.
 pub fn latency_steps(collective: Collective, topology: Topology, g: u32) -> u32 {
     let passes = match collective {
         Collective::None => return 0,
+        Collective::SendRecv => return 1,
         Collective::AllReduce => 2,
         _ => 1,
     };
@@ -82,10 +93,12 @@ pub fn latency_steps(collective: Collective, topology: Topology, g: u32) -> u32 
     }
 }
 
-/// Time of each dimension, ns: `steps_d alpha_d + msg_d / B_d` for used dimensions, 0 elsewhere.
+/// Time of each dimension, ns: `count steps_d alpha_d + msg_d / B_d` for used dimensions, 0
+/// elsewhere (`msg` is the bytes of all `count` collectives together).
 pub fn dim_times(
     net: &Network,
     collective: Collective,
+    count: u32,
     msg: &[f64],
     groups: &Groups,
     bw_gbps: &[f64],
@@ -95,7 +108,8 @@ pub fn dim_times(
         .map(|d| match groups[d] {
             Some(g) if collective != Collective::None => {
                 let alpha = if latency {
-                    f64::from(latency_steps(collective, net.dims[d].topology, g))
+                    f64::from(count)
+                        * f64::from(latency_steps(collective, net.dims[d].topology, g))
                         * net.dims[d].latency_ns
                 } else {
                     0.0
@@ -200,5 +214,14 @@ mod tests {
             1
         );
         assert_eq!(latency_steps(Collective::None, Topology::Ring, 4), 0);
+        assert_eq!(latency_steps(Collective::SendRecv, Topology::Ring, 8), 1);
+    }
+
+    #[test]
+    fn sendrecv_carries_the_whole_size_on_each_pipeline_dimension() {
+        assert_eq!(
+            message_sizes(Collective::SendRecv, 96.0, &groups(&[-1, 2, 4, -1])),
+            vec![0.0, 96.0, 96.0, 0.0]
+        );
     }
 }

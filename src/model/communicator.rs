@@ -8,17 +8,27 @@ use serde::{Deserialize, Serialize};
 /// The group sizes of one phase kind, one entry per dimension: `None` = dimension unused (`-1`).
 pub type Groups = Vec<Option<u32>>;
 
-/// The three communicators of a workload.
+/// The three communicators of a workload, and the pipeline groups its point-to-point sends
+/// (`Collective::SendRecv`, in any phase) run over.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Communicator {
     pub forward: Groups,
     pub input_grad: Groups,
     pub weight_grad: Groups,
+    /// Where the pipeline stages lie (PP's groups); empty when the workload has no SendRecv.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pipeline: Groups,
 }
 
 /// Why a communicator does not fit the network. Dimensions are 1-based.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CommunicatorError {
+    #[error("pipeline: {given} group sizes given for a network of {dims} dimensions")]
+    PipelineLength { given: usize, dims: usize },
+    #[error(
+        "pipeline, dimension {dim}: group size {group} must be a divisor of {npus} of at least 2"
+    )]
+    BadPipelineGroup { dim: usize, group: u32, npus: u32 },
     #[error("{phase}: {given} group sizes given for a network of {dims} dimensions")]
     Length {
         phase: PhaseKind,
@@ -61,12 +71,23 @@ impl Communicator {
         }
     }
 
-    /// One communicator for all three phase kinds.
+    /// The groups a `collective` of phase `kind` runs over: the pipeline's for a SendRecv, the
+    /// phase kind's otherwise.
+    pub fn groups_for(&self, kind: PhaseKind, collective: super::Collective) -> &Groups {
+        if collective == super::Collective::SendRecv {
+            &self.pipeline
+        } else {
+            self.groups(kind)
+        }
+    }
+
+    /// One communicator for all three phase kinds (no pipeline).
     pub fn uniform(groups: Groups) -> Communicator {
         Communicator {
             forward: groups.clone(),
             input_grad: groups.clone(),
             weight_grad: groups,
+            pipeline: Vec::new(),
         }
     }
 
@@ -96,6 +117,7 @@ impl Communicator {
             forward: convert(PhaseKind::Forward, forward)?,
             input_grad: convert(PhaseKind::InputGrad, input_grad)?,
             weight_grad: convert(PhaseKind::WeightGrad, weight_grad)?,
+            pipeline: Vec::new(),
         };
         c.validate(net)?;
         Ok(c)
@@ -135,6 +157,11 @@ impl Communicator {
             forward: tp_or_none(fw),
             input_grad: tp_or_none(ig),
             weight_grad: m.dp.clone(),
+            pipeline: if self.pipeline.is_empty() {
+                Vec::new()
+            } else {
+                m.pp.clone()
+            },
         })
     }
 
@@ -146,8 +173,28 @@ impl Communicator {
             .collect()
     }
 
-    /// Each vector has one entry per dimension; each group size divides `n_d` and is at least 2.
+    /// Each vector has one entry per dimension (the pipeline's may be empty); each group size
+    /// divides `n_d` and is at least 2.
     pub fn validate(&self, net: &Network) -> Result<(), CommunicatorError> {
+        if !self.pipeline.is_empty() {
+            if self.pipeline.len() != net.dims.len() {
+                return Err(CommunicatorError::PipelineLength {
+                    given: self.pipeline.len(),
+                    dims: net.dims.len(),
+                });
+            }
+            for (i, (g, d)) in self.pipeline.iter().zip(&net.dims).enumerate() {
+                if let Some(g) = *g {
+                    if g < 2 || !d.npus.is_multiple_of(g) {
+                        return Err(CommunicatorError::BadPipelineGroup {
+                            dim: i + 1,
+                            group: g,
+                            npus: d.npus,
+                        });
+                    }
+                }
+            }
+        }
         for phase in PhaseKind::ALL {
             let groups = self.groups(phase);
             if groups.len() != net.dims.len() {

@@ -6,7 +6,7 @@ use super::communicator::{Communicator, CommunicatorError};
 use super::cost::{CostError, CostModel, NetworkCost};
 use super::network::{Network, NetworkError};
 use super::training::{check_bandwidths, iteration_time, ModelOptions, TimeBreakdown, TimeError};
-use super::workload::{PhaseKind, Workload, WorkloadError};
+use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
 /// One workload of the scenario; the objective adds `weight * T` over workloads.
@@ -262,6 +262,20 @@ impl Scenario {
                     source,
                 }
             })?;
+            if w.communicator.pipeline.is_empty() {
+                let sends = w.workload.layers.iter().enumerate().find(|(_, l)| {
+                    PhaseKind::ALL
+                        .iter()
+                        .any(|&k| l.phase(k).collective == Collective::SendRecv)
+                });
+                if let Some((l, layer)) = sends {
+                    return Err(TimeError::NoPipeline {
+                        layer: l + 1,
+                        name: layer.name.clone(),
+                    }
+                    .into());
+                }
+            }
         }
         Ok(())
     }

@@ -20,7 +20,7 @@
 use super::collective::{combine, dim_times, message_sizes, DimCombine};
 use super::communicator::{Communicator, CommunicatorError};
 use super::network::{Network, NetworkError};
-use super::workload::{PhaseKind, Workload, WorkloadError};
+use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
 /// Which training loop turns per-phase times into an iteration time.
@@ -62,6 +62,8 @@ pub enum TimeError {
     Communicator(#[from] CommunicatorError),
     #[error("{given} bandwidths given for a network of {dims} dimensions")]
     BandwidthCount { given: usize, dims: usize },
+    #[error("layer {layer} (\"{name}\") sends point-to-point (SendRecv), but the communicator has no pipeline groups")]
+    NoPipeline { layer: usize, name: String },
     #[error("dimension {dim}: bandwidth must be a positive finite number of GB/s, got {value}")]
     BadBandwidth { dim: usize, value: f64 },
 }
@@ -126,9 +128,23 @@ pub fn iteration_time(
     for (l, layer) in workload.layers.iter().enumerate() {
         for kind in PhaseKind::ALL {
             let phase = layer.phase(kind);
-            let groups = comm.groups(kind);
+            let groups = comm.groups_for(kind, phase.collective);
+            if phase.collective == Collective::SendRecv && groups.is_empty() {
+                return Err(TimeError::NoPipeline {
+                    layer: l + 1,
+                    name: layer.name.clone(),
+                });
+            }
             let msg = message_sizes(phase.collective, phase.size_bytes, groups);
-            let times = dim_times(net, phase.collective, &msg, groups, bw_gbps, opts.latency);
+            let times = dim_times(
+                net,
+                phase.collective,
+                phase.count,
+                &msg,
+                groups,
+                bw_gbps,
+                opts.latency,
+            );
             let (t, arg) = combine(&times, opts.combine);
             coll[l][kind.index()] = t;
             let share = &mut exposed[kind.index()];
@@ -188,15 +204,11 @@ pub fn iteration_time(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::workload::{Collective, Layer, Phase};
+    use crate::model::workload::{Layer, Phase};
     use crate::presets;
 
     fn phase(compute_ns: f64, collective: Collective, size_bytes: f64) -> Phase {
-        Phase {
-            compute_ns,
-            collective,
-            size_bytes,
-        }
+        Phase::new(compute_ns, collective, size_bytes)
     }
 
     /// Two layers on a 2D network Ring 2 x Switch 4, all collectives on both dimensions.

@@ -11,15 +11,19 @@ pub enum Collective {
     ReduceScatter,
     AllGather,
     AllToAll,
+    /// Point-to-point: each NPU sends the whole size to its neighbour in the next pipeline stage
+    /// (the communicator's `pipeline` groups). Ours; LIBRA has no point-to-point collective.
+    SendRecv,
 }
 
 impl Collective {
-    pub const ALL: [Collective; 5] = [
+    pub const ALL: [Collective; 6] = [
         Collective::None,
         Collective::AllReduce,
         Collective::ReduceScatter,
         Collective::AllGather,
         Collective::AllToAll,
+        Collective::SendRecv,
     ];
 
     /// The spelling of the ASTRA-sim 1.0 text format.
@@ -30,6 +34,7 @@ impl Collective {
             Collective::ReduceScatter => "REDUCESCATTER",
             Collective::AllGather => "ALLGATHER",
             Collective::AllToAll => "ALLTOALL",
+            Collective::SendRecv => "SENDRECV",
         }
     }
 
@@ -50,6 +55,7 @@ impl fmt::Display for Collective {
             Collective::ReduceScatter => "ReduceScatter",
             Collective::AllGather => "AllGather",
             Collective::AllToAll => "AllToAll",
+            Collective::SendRecv => "SendRecv",
         })
     }
 }
@@ -89,12 +95,36 @@ impl fmt::Display for PhaseKind {
     }
 }
 
-/// One phase: compute, then a collective of `size_bytes` (ignored when the collective is None).
+/// One phase: compute, then a collective of `size_bytes` (ignored when the collective is None),
+/// issued as `count` collectives of `size_bytes / count` each (one per micro-batch, say): the bytes
+/// are the same, the latency term is paid `count` times.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Phase {
     pub compute_ns: f64,
     pub collective: Collective,
     pub size_bytes: f64,
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
+impl Phase {
+    /// One collective of `size_bytes` after `compute_ns`.
+    pub fn new(compute_ns: f64, collective: Collective, size_bytes: f64) -> Phase {
+        Phase {
+            compute_ns,
+            collective,
+            size_bytes,
+            count: 1,
+        }
+    }
 }
 
 /// One layer of a workload.
@@ -157,6 +187,12 @@ pub enum WorkloadError {
         field: String,
         value: f64,
     },
+    #[error("layer {layer} (\"{name}\"): {phase} collective count must be at least 1")]
+    ZeroCount {
+        layer: usize,
+        name: String,
+        phase: PhaseKind,
+    },
     #[error("layer {layer}: the name must be non-empty and without spaces, got \"{name}\"")]
     BadName { layer: usize, name: String },
 }
@@ -192,6 +228,13 @@ impl Workload {
                 if field.is_none() && bad(p.size_bytes) {
                     field = Some((format!("{k} collective size"), p.size_bytes));
                 }
+                if p.count == 0 {
+                    return Err(WorkloadError::ZeroCount {
+                        layer: i + 1,
+                        name: l.name.clone(),
+                        phase: k,
+                    });
+                }
             }
             if let Some((field, value)) = field {
                 return Err(WorkloadError::BadValue {
@@ -220,11 +263,7 @@ mod tests {
     }
 
     fn phase(compute_ns: f64) -> Phase {
-        Phase {
-            compute_ns,
-            collective: Collective::None,
-            size_bytes: 0.0,
-        }
+        Phase::new(compute_ns, Collective::None, 0.0)
     }
 
     #[test]

@@ -198,19 +198,19 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
                 if phase.collective == crate::model::Collective::None || phase.size_bytes <= 0.0 {
                     continue;
                 }
-                let size_key = if latency {
-                    phase.size_bytes.to_bits()
-                } else {
-                    0
-                };
+                // With latency, a phase of `count` collectives is `count` occurrences of one
+                // collective of `size / count` bytes.
+                let count = f64::from(phase.count.max(1));
+                let each = phase.size_bytes / count;
+                let size_key = if latency { each.to_bits() } else { 0 };
                 let key = (wi, kind.index(), phase.collective as u8, size_key);
                 let weight = if latency {
-                    spec.weight
+                    spec.weight * count
                 } else {
                     spec.weight * phase.size_bytes
                 };
                 let entry = groups.entry(key).or_insert_with(|| {
-                    order.push((key, phase.collective, kind, phase.size_bytes));
+                    order.push((key, phase.collective, kind, each));
                     (0.0, format!("{} {} {}", spec.name, kind, phase.collective))
                 });
                 entry.0 += weight;
@@ -220,7 +220,9 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     let mut raw: Vec<Pattern> = Vec::new();
     for (key, collective, kind, size) in order {
         let (weight, label) = groups[&key].clone();
-        let groups_d = sc.workloads[key.0].communicator.groups(kind);
+        let groups_d = sc.workloads[key.0]
+            .communicator
+            .groups_for(kind, collective);
         let unit_size = if latency { size } else { 1.0 };
         // Bytes over the effective bandwidth eta_d B_d: a_d / eta_d over B_d.
         let a: Vec<f64> = message_sizes(collective, unit_size, groups_d)
@@ -384,6 +386,43 @@ mod tests {
                             p.time(&bw)
                         );
                     }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pipelined_builder_workloads_compile_exactly_with_latency_counts() {
+        use crate::model::builder::Transformer;
+        use crate::model::Parallelism;
+        let net = presets::libra_4d_network();
+        for (tp, pp, dp, b) in [
+            (16, 4, 64, 1),
+            (4, 8, 128, 2),
+            (8, 32, 16, 1),
+            (1, 2, 2048, 3),
+        ] {
+            let mut t = Transformer::gpt3();
+            t.parallelism = Parallelism { tp, pp, dp };
+            t.micro_batch = b;
+            if !t.global_batch.is_multiple_of(b * dp) {
+                t.global_batch = b * dp * 4;
+            }
+            let spec = t.build(&net).unwrap();
+            for combine in [DimCombine::Max, DimCombine::Sum] {
+                for latency in [false, true] {
+                    let mut sc = presets::default_scenario();
+                    sc.workloads = vec![spec.clone()];
+                    sc.model.combine = combine;
+                    sc.model.latency = latency;
+                    let p = compile(&sc).unwrap();
+                    let bw = [310.0, 120.0, 45.0, 17.0];
+                    let direct = sc.evaluate(&bw).unwrap().time_ns;
+                    assert!(
+                        (p.time(&bw) - direct).abs() <= 1e-12 * direct,
+                        "TP {tp} PP {pp} {combine:?} latency {latency}: {} vs {direct}",
+                        p.time(&bw)
+                    );
                 }
             }
         }

@@ -21,10 +21,13 @@ fn groups_text(g: &Groups) -> String {
 /// "96 layers; groups per dimension: Forward [4, 4, –, –] ..." for one workload.
 fn describe(w: &WorkloadForm) -> String {
     let c = &w.spec.communicator;
-    let kinds: Vec<String> = PhaseKind::ALL
+    let mut kinds: Vec<String> = PhaseKind::ALL
         .iter()
         .map(|k| format!("{} {}", k.name(), groups_text(c.groups(*k))))
         .collect();
+    if !c.pipeline.is_empty() {
+        kinds.push(format!("pipeline sends {}", groups_text(&c.pipeline)));
+    }
     format!(
         "{} layers; group size per dimension (– unused): {}",
         w.spec.workload.layers.len(),

@@ -103,7 +103,10 @@ pub fn TransformerBuilder(
                 </label>
             </div>
             <p class="hint">
-                "TP lies on the innermost dimensions, then PP, then DP; TP × PP × DP must equal the NPU count."
+                "TP lies on the innermost dimensions, then PP, then DP; TP × PP × DP must equal the NPU count. \
+                 With PP > 1, stages send activations forward and gradients back (s·b·h·e bytes per \
+                 micro-batch) over PP's dimensions, and 1F1B adds the bubble (PP − 1)/m to everything paid \
+                 per micro-batch."
             </p>
             <button type="button" data-testid="builder-add" on:click=add>"Add this workload"</button>
             <SourceMessage message />

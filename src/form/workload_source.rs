@@ -100,6 +100,7 @@ impl TransformerForm {
                 dp: whole(12)?,
             },
             dp_collective: self.dp_collective,
+            order: Default::default(),
         })
     }
 

@@ -27,9 +27,10 @@
 //! (`Collective::SendRecv` over the PP groups; LIBRA's model has no point-to-point collective).
 //!
 //! Communicators: Forward and InputGrad use the TP groups, WeightGrad the DP groups, the pipeline
-//! sends the PP groups ([`Parallelism::map_onto`]: TP innermost, then PP, then DP).
+//! sends the PP groups ([`Parallelism::map_in_order`]: TP innermost, then PP, then DP, or PP
+//! outermost).
 
-use super::communicator::{Communicator, CommunicatorError, Parallelism};
+use super::communicator::{Communicator, CommunicatorError, LayOrder, Parallelism};
 use super::network::Network;
 use super::scenario::WorkloadSpec;
 use super::workload::{Collective, Layer, Phase, Workload};
@@ -62,6 +63,9 @@ pub struct Transformer {
     pub parallelism: Parallelism,
     #[serde(default)]
     pub dp_collective: DpCollective,
+    /// How TP, PP and DP are laid onto the dimensions.
+    #[serde(default)]
+    pub order: LayOrder,
 }
 
 /// Why a transformer description cannot be built.
@@ -106,6 +110,7 @@ impl Transformer {
                 dp: 256,
             },
             dp_collective: DpCollective::AllReduce,
+            order: LayOrder::TpPpDp,
         }
     }
 
@@ -175,7 +180,7 @@ impl Transformer {
     /// The layer list of one NPU and its communicators on `net`.
     pub fn build(&self, net: &Network) -> Result<WorkloadSpec, BuildError> {
         self.check()?;
-        let mapping = self.parallelism.map_onto(net)?;
+        let mapping = self.parallelism.map_in_order(net, self.order)?;
         let f64_ = f64::from;
         let (b, s, h, f) = (
             f64_(self.micro_batch),

@@ -229,6 +229,36 @@ pub struct Parallelism {
     pub dp: u32,
 }
 
+/// In which order the parallelism degrees are laid onto the dimensions, from the innermost out.
+/// TP always goes first (its all-reduces are the heaviest and most frequent).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayOrder {
+    /// TP, then PP, then DP (Megatron's default): DP's once-per-iteration gradients go outermost.
+    #[default]
+    TpPpDp,
+    /// TP, then DP, then PP: the light stage-to-stage sends go outermost (across pods).
+    TpDpPp,
+}
+
+impl LayOrder {
+    pub const ALL: [LayOrder; 2] = [LayOrder::TpPpDp, LayOrder::TpDpPp];
+
+    /// `tp-pp-dp` or `tp-dp-pp`.
+    pub fn key(self) -> &'static str {
+        match self {
+            LayOrder::TpPpDp => "tp-pp-dp",
+            LayOrder::TpDpPp => "tp-dp-pp",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<LayOrder> {
+        LayOrder::ALL
+            .into_iter()
+            .find(|o| o.key().eq_ignore_ascii_case(text.trim()))
+    }
+}
+
 /// Where each parallelism degree lands: group sizes per dimension for TP, PP and DP.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mapping {
@@ -241,6 +271,11 @@ impl Parallelism {
     /// Lay TP on the innermost dimensions, then PP, then DP (each filling dimensions from the inside out;
     /// a dimension may be split between two degrees when one divides it).
     pub fn map_onto(&self, net: &Network) -> Result<Mapping, CommunicatorError> {
+        self.map_in_order(net, LayOrder::TpPpDp)
+    }
+
+    /// Lay the degrees from the innermost dimension out in `order`.
+    pub fn map_in_order(&self, net: &Network, order: LayOrder) -> Result<Mapping, CommunicatorError> {
         for (name, value) in [("TP", self.tp), ("PP", self.pp), ("DP", self.dp)] {
             if value == 0 {
                 return Err(CommunicatorError::BadDegree { name, value });
@@ -287,11 +322,18 @@ impl Parallelism {
             }
             Ok(groups)
         };
-        Ok(Mapping {
-            tp: lay("TP", self.tp)?,
-            pp: lay("PP", self.pp)?,
-            dp: lay("DP", self.dp)?,
-        })
+        let tp = lay("TP", self.tp)?;
+        let (pp, dp) = match order {
+            LayOrder::TpPpDp => {
+                let pp = lay("PP", self.pp)?;
+                (pp, lay("DP", self.dp)?)
+            }
+            LayOrder::TpDpPp => {
+                let dp = lay("DP", self.dp)?;
+                (lay("PP", self.pp)?, dp)
+            }
+        };
+        Ok(Mapping { tp, pp, dp })
     }
 }
 
@@ -390,6 +432,19 @@ mod tests {
         assert_eq!(m.tp, vec![Some(4), Some(2), None, None]);
         assert_eq!(m.pp, vec![None, Some(4), None, None]);
         assert_eq!(m.dp, vec![None, None, Some(4), Some(32)]);
+        // PP outermost instead: DP 128 = 2 of the FC, the ring of 4 and 16 of the switch.
+        let net = presets::libra_4d_network();
+        let m = Parallelism {
+            tp: 8,
+            pp: 4,
+            dp: 128,
+        }
+        .map_in_order(&net, LayOrder::TpDpPp)
+        .unwrap();
+        assert_eq!(m.tp, vec![Some(4), Some(2), None, None]);
+        assert_eq!(m.dp, vec![None, Some(4), Some(4), Some(8)]);
+        assert_eq!(m.pp, vec![None, None, None, Some(4)]);
+        assert_eq!(LayOrder::parse("TP-DP-PP"), Some(LayOrder::TpDpPp));
     }
 
     #[test]

@@ -1,0 +1,832 @@
+//! The co-design search (README "Co-design"): for a transformer on N NPUs, every TP x PP x DP = N
+//! with TP dividing the heads, PP the layers and DP x micro-batch the global batch; every
+//! micro-batch size; every network shape within the tier limits (or one fixed shape); both lay
+//! orders (TP innermost, then PP then DP, or DP then PP); and for each the certified optimal
+//! bandwidths at every budget.
+//!
+//! Pruning, exact up to the solver's certified gap:
+//! - memory: a parallelism and micro-batch whose first stage does not fit the HBM is never built;
+//! - lower bounds: the compute time `C` (bubble included) bounds every shape; after compiling, each
+//!   pattern `w max_d (alpha_d + a_d / B_d)` is at least `w max(max_d alpha_d, sum_d c_d a_d / X)`
+//!   at budget `X` (the single-pattern optimum when all of the budget goes to it, `c_d` the cost
+//!   per GB/s), so `LB(X) = C + sum_p w_p max(...)`. A candidate is solved only at the budgets
+//!   where `LB(X)` is below the best time found there (and, at the ranking budget, below the
+//!   `RANKED`-th best), so the front and the ranked table are the same as without pruning.
+//!
+//! Candidates are visited by increasing compute time, so good incumbents come early. The run is
+//! a stepper (`step(n)` candidates at a time) so that a page can show progress and cancel.
+
+use super::candidate::{communicator_of, scenario_from_layers, Choice, Design, MappingOut};
+use crate::model::builder::{BuildError, Transformer};
+use crate::model::communicator::{LayOrder, Parallelism};
+use crate::model::cost::CostModel;
+use crate::model::memory::{MemoryOptions, MemoryPerNpu};
+use crate::model::network::{Dim, Network, Topology};
+use crate::model::scenario::WorkloadSpec;
+use crate::optimize::shapes::{enumerate, DimKind};
+use crate::optimize::sweep::{pareto, FrontPoint};
+use crate::optimize::{compile, Problem, SolveOptions};
+
+/// Designs kept in the ranked table.
+pub const RANKED: usize = 20;
+
+/// Which shapes the search may propose.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeSpace {
+    /// Every shape of N NPUs with these kinds and tiers (2 to 4 dimensions), within the tiers'
+    /// limits.
+    WithinLimits(Vec<Vec<DimKind>>),
+    /// This shape only.
+    Fixed(Network),
+}
+
+/// What to search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodesignSetup {
+    /// The transformer; its parallelism, micro-batch and lay order are the search's to choose.
+    pub model: Transformer,
+    pub memory: MemoryOptions,
+    pub npus: u32,
+    /// HBM per NPU, GB (10^9 bytes).
+    pub hbm_gb: f64,
+    pub costs: CostModel,
+    pub shapes: ShapeSpace,
+    /// Budgets of the front, $ (sorted and deduplicated by the search).
+    pub budgets: Vec<f64>,
+    /// The budget of the ranked table (added to the budgets); default the largest budget.
+    pub rank_budget: Option<f64>,
+}
+
+/// Why a co-design cannot run, or found nothing.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum CodesignError {
+    #[error("NPUs must be at least 2, got {0}")]
+    TooFewNpus(u32),
+    #[error("HBM must be a positive number of GB per NPU, got {0}")]
+    BadHbm(f64),
+    #[error("give at least one budget")]
+    NoBudgets,
+    #[error("budgets must be positive finite numbers of $, got {0}")]
+    BadBudget(f64),
+    #[error("the model: {0}")]
+    Model(BuildError),
+    #[error("the fixed shape has {given} NPUs, but the search is for {npus}")]
+    ShapeNpus { given: u64, npus: u32 },
+    #[error("{npus} NPUs have no shape of 2 to 4 dimensions within the tier limits ({limits}): raise a tier's most NPUs per dimension, or fix a shape")]
+    NoShape { npus: u32, limits: String },
+    #[error("{npus} NPUs have no TP x PP x DP = {npus} with TP dividing the {heads} heads, PP the {layers} layers and DP the global batch {global_batch}")]
+    NoFactorization {
+        npus: u32,
+        heads: u32,
+        layers: u32,
+        global_batch: u32,
+    },
+    #[error("no parallelism of {model} on {npus} NPUs fits {hbm_gb} GB of HBM: the least memory needed is {least_gb:.2} GB per NPU ({at}); {divisible} parallelisms and micro-batches pass the divisibility rules (TP | heads, PP | layers, DP x micro-batch | global batch)")]
+    Memory {
+        model: String,
+        npus: u32,
+        hbm_gb: f64,
+        least_gb: f64,
+        at: String,
+        divisible: usize,
+    },
+    #[error("none of the {candidates} candidates that fit in memory can be laid onto a shape within the tier limits (a degree must fill whole dimensions or divide one)")]
+    NothingLays { candidates: usize },
+    #[error("no candidate meets any of the budgets (the cheapest needs more): raise the budgets")]
+    NoBudgetMet,
+}
+
+/// A parallelism and micro-batch that fit in memory, with what does not depend on the shape.
+#[derive(Clone, Debug)]
+struct Group {
+    parallelism: Parallelism,
+    micro_batch: u32,
+    memory: MemoryPerNpu,
+    compute_ns: f64,
+    layers: WorkloadSpec,
+    orders: Vec<LayOrder>,
+}
+
+/// A candidate by index: group, shape, order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Key {
+    group: usize,
+    shape: usize,
+    order: LayOrder,
+}
+
+/// Why candidates were not solved, by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Pruned {
+    /// Parallelisms and micro-batches whose memory does not fit, times the shapes and orders.
+    pub memory: usize,
+    /// Candidates whose lower bound is no better than the best found at every budget.
+    pub bound: usize,
+    /// Candidates whose degrees cannot be laid onto the shape.
+    pub lay: usize,
+}
+
+impl Pruned {
+    pub fn total(&self) -> usize {
+        self.memory + self.bound + self.lay
+    }
+}
+
+/// A co-design under way or done.
+#[derive(Clone, Debug)]
+pub struct CodesignRun {
+    setup: CodesignSetup,
+    pub shapes: Vec<Network>,
+    groups: Vec<Group>,
+    /// The budgets of the front, ascending.
+    pub budgets: Vec<f64>,
+    pub rank_budget: f64,
+    rank_index: usize,
+    /// The next candidate: (group, shape, order index).
+    cursor: (usize, usize, usize),
+    done: usize,
+    total: usize,
+    pub evaluated: usize,
+    pub pruned: Pruned,
+    best: Vec<Option<(Key, FrontPoint)>>,
+    ranked: Vec<(Key, FrontPoint)>,
+    opts: SolveOptions,
+}
+
+/// The divisors of `n`, ascending.
+fn divisors(n: u32) -> Vec<u32> {
+    let mut small = Vec::new();
+    let mut large = Vec::new();
+    let mut d = 1u32;
+    while u64::from(d) * u64::from(d) <= u64::from(n) {
+        if n.is_multiple_of(d) {
+            small.push(d);
+            if d != n / d {
+                large.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    small.extend(large.into_iter().rev());
+    small
+}
+
+impl CodesignRun {
+    /// Check the setup and list the candidates (nothing is solved yet).
+    pub fn new(setup: &CodesignSetup) -> Result<CodesignRun, CodesignError> {
+        let npus = setup.npus;
+        if npus < 2 {
+            return Err(CodesignError::TooFewNpus(npus));
+        }
+        if !(setup.hbm_gb.is_finite() && setup.hbm_gb > 0.0) {
+            return Err(CodesignError::BadHbm(setup.hbm_gb));
+        }
+        let mut budgets = setup.budgets.clone();
+        budgets.extend(setup.rank_budget);
+        if budgets.is_empty() {
+            return Err(CodesignError::NoBudgets);
+        }
+        if let Some(&b) = budgets.iter().find(|b| !(b.is_finite() && **b > 0.0)) {
+            return Err(CodesignError::BadBudget(b));
+        }
+        budgets.sort_by(f64::total_cmp);
+        budgets.dedup();
+        let rank_budget = setup
+            .rank_budget
+            .unwrap_or(*budgets.last().expect("not empty"));
+        let rank_index = budgets
+            .iter()
+            .position(|&b| b == rank_budget)
+            .expect("the rank budget is among the budgets");
+        let shapes = match &setup.shapes {
+            ShapeSpace::Fixed(net) => {
+                let given = net
+                    .dims
+                    .iter()
+                    .map(|d| u64::from(d.npus))
+                    .product::<u64>();
+                if given != u64::from(npus) {
+                    return Err(CodesignError::ShapeNpus { given, npus });
+                }
+                vec![net.clone()]
+            }
+            ShapeSpace::WithinLimits(layouts) => {
+                let shapes = enumerate(npus, layouts, &setup.costs);
+                if shapes.is_empty() {
+                    return Err(CodesignError::NoShape {
+                        npus,
+                        limits: limits_text(&setup.costs),
+                    });
+                }
+                shapes
+            }
+        };
+        let groups = groups_of(setup)?;
+        let total = groups
+            .iter()
+            .map(|g| g.orders.len() * shapes.len())
+            .sum();
+        let n_budgets = budgets.len();
+        let memory_pruned = memory_pruned(setup, shapes.len());
+        Ok(CodesignRun {
+            setup: setup.clone(),
+            shapes,
+            groups,
+            budgets,
+            rank_budget,
+            rank_index,
+            cursor: (0, 0, 0),
+            done: 0,
+            total,
+            evaluated: 0,
+            pruned: Pruned {
+                memory: memory_pruned,
+                ..Pruned::default()
+            },
+            best: vec![None; n_budgets],
+            ranked: Vec::new(),
+            opts: SolveOptions::default(),
+        })
+    }
+
+    /// Candidates visited and candidates in all (those that fit in memory).
+    pub fn progress(&self) -> (usize, usize) {
+        (self.done, self.total)
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done >= self.total
+    }
+
+    /// Visit up to `n` more candidates; true when all are done.
+    pub fn step(&mut self, n: usize) -> bool {
+        for _ in 0..n {
+            let Some(key) = self.next_key() else {
+                break;
+            };
+            self.visit(key);
+            self.done += 1;
+        }
+        self.is_done()
+    }
+
+    /// Run to the end.
+    pub fn run(mut self) -> CodesignRun {
+        while !self.step(256) {}
+        self
+    }
+
+    fn next_key(&mut self) -> Option<Key> {
+        let (g, s, o) = self.cursor;
+        let group = self.groups.get(g)?;
+        let key = Key {
+            group: g,
+            shape: s,
+            order: group.orders[o],
+        };
+        self.cursor = if o + 1 < group.orders.len() {
+            (g, s, o + 1)
+        } else if s + 1 < self.shapes.len() {
+            (g, s + 1, 0)
+        } else {
+            (g + 1, 0, 0)
+        };
+        Some(key)
+    }
+
+    /// The time a candidate must beat at budget `i` to matter.
+    fn threshold(&self, i: usize) -> f64 {
+        let best = self.best[i].as_ref().map_or(f64::INFINITY, |b| b.1.time_ns);
+        if i == self.rank_index {
+            let kth = if self.ranked.len() >= RANKED {
+                self.ranked[RANKED - 1].1.time_ns
+            } else {
+                f64::INFINITY
+            };
+            best.max(kth)
+        } else {
+            best
+        }
+    }
+
+    fn visit(&mut self, key: Key) {
+        let group = &self.groups[key.group];
+        // The compute time bounds every shape: skip before compiling when it cannot matter.
+        if (0..self.budgets.len()).all(|i| group.compute_ns >= self.threshold(i)) {
+            self.pruned.bound += 1;
+            return;
+        }
+        let shape = &self.shapes[key.shape];
+        let Ok(mapping) = group.parallelism.map_in_order(shape, key.order) else {
+            self.pruned.lay += 1;
+            return;
+        };
+        let choice = Choice {
+            parallelism: group.parallelism,
+            micro_batch: group.micro_batch,
+            order: key.order,
+        };
+        let sc = scenario_from_layers(
+            &self.setup.model,
+            &choice,
+            shape,
+            &self.setup.costs,
+            &group.layers,
+            &mapping,
+        );
+        let Ok(problem) = compile(&sc) else {
+            self.pruned.lay += 1;
+            return;
+        };
+        let wanted: Vec<(usize, f64)> = self
+            .budgets
+            .iter()
+            .enumerate()
+            .filter(|&(i, &x)| lower_bound(&problem, x) < self.threshold(i))
+            .map(|(i, &x)| (i, x))
+            .collect();
+        if wanted.is_empty() {
+            self.pruned.bound += 1;
+            return;
+        }
+        let budgets: Vec<f64> = wanted.iter().map(|w| w.1).collect();
+        let Ok(front) = pareto(&problem, &budgets, &self.opts) else {
+            self.pruned.lay += 1;
+            return;
+        };
+        self.evaluated += 1;
+        for p in front.points {
+            let Some(&(i, _)) = wanted.iter().find(|w| w.1 == p.budget_usd) else {
+                continue;
+            };
+            if self.best[i]
+                .as_ref()
+                .is_none_or(|b| p.time_ns < b.1.time_ns)
+            {
+                self.best[i] = Some((key, p.clone()));
+            }
+            if i == self.rank_index {
+                let at = self
+                    .ranked
+                    .partition_point(|r| r.1.time_ns <= p.time_ns);
+                if at < RANKED {
+                    self.ranked.insert(at, (key, p));
+                    self.ranked.truncate(RANKED);
+                }
+            }
+        }
+    }
+
+    fn design(&self, key: Key, p: &FrontPoint) -> Design {
+        let group = &self.groups[key.group];
+        let shape = &self.shapes[key.shape];
+        let mapping = group
+            .parallelism
+            .map_in_order(shape, key.order)
+            .expect("a solved candidate lays");
+        let par = group.parallelism;
+        Design {
+            tp: par.tp,
+            pp: par.pp,
+            dp: par.dp,
+            micro_batch: group.micro_batch,
+            shape: Design::shape_of(shape),
+            shape_label: shape.shape_label(),
+            mapping: MappingOut::new(key.order, &mapping),
+            budget_usd: p.budget_usd,
+            bw_gbps: p.bw_gbps.clone(),
+            time_ns: p.time_ns,
+            cost_usd: p.cost_usd,
+            gap: p.gap,
+            memory_gb: group.memory.total_bytes / 1e9,
+            compute_ns: group.compute_ns,
+        }
+    }
+
+    /// The least time at each budget that some candidate meets, with its design.
+    pub fn front(&self) -> Vec<Design> {
+        self.best
+            .iter()
+            .flatten()
+            .map(|(k, p)| self.design(*k, p))
+            .collect()
+    }
+
+    /// The front as budget ranges won by one design choice (parallelism, micro-batch, shape,
+    /// order): (first budget, last budget, the design at the last budget of the range).
+    pub fn winners(&self) -> Vec<(f64, f64, Design)> {
+        let mut out: Vec<(f64, f64, Key, Design)> = Vec::new();
+        for (k, p) in self.best.iter().flatten() {
+            match out.last_mut() {
+                Some(last) if last.2 == *k => {
+                    last.1 = p.budget_usd;
+                    last.3 = self.design(*k, p);
+                }
+                _ => out.push((p.budget_usd, p.budget_usd, *k, self.design(*k, p))),
+            }
+        }
+        out.into_iter().map(|(a, b, _, d)| (a, b, d)).collect()
+    }
+
+    /// The fastest designs at the ranking budget, at most [`RANKED`].
+    pub fn ranked(&self) -> Vec<Design> {
+        self.ranked.iter().map(|(k, p)| self.design(*k, p)).collect()
+    }
+
+    /// The fastest design at the ranking budget.
+    pub fn best(&self) -> Option<Design> {
+        self.ranked.first().map(|(k, p)| self.design(*k, p))
+    }
+
+    /// After the run: why there is no design, if there is none.
+    pub fn outcome(&self) -> Result<(), CodesignError> {
+        if self.best.iter().any(Option::is_some) {
+            return Ok(());
+        }
+        if self.is_done() && self.evaluated == 0 && self.pruned.lay == self.total {
+            return Err(CodesignError::NothingLays {
+                candidates: self.total,
+            });
+        }
+        if self.is_done() {
+            return Err(CodesignError::NoBudgetMet);
+        }
+        Ok(())
+    }
+
+    /// The choice and shape of a design, for loading it into the design view.
+    pub fn choice_of(design: &Design) -> Option<Choice> {
+        Some(Choice {
+            parallelism: Parallelism {
+                tp: design.tp,
+                pp: design.pp,
+                dp: design.dp,
+            },
+            micro_batch: design.micro_batch,
+            order: LayOrder::parse(design.mapping.order)?,
+        })
+    }
+
+    pub fn setup(&self) -> &CodesignSetup {
+        &self.setup
+    }
+}
+
+/// `LB(X)`: the compute time plus, per pattern, the larger of its largest latency and its time
+/// when the whole budget `X` buys its bandwidths alone.
+pub fn lower_bound(problem: &Problem, budget_usd: f64) -> f64 {
+    problem.compute_ns
+        + problem
+            .patterns
+            .iter()
+            .map(|p| {
+                let alpha = p.alpha.iter().copied().fold(0.0, f64::max);
+                let priced: f64 = p
+                    .a
+                    .iter()
+                    .zip(&problem.cost_per_gbps)
+                    .map(|(a, c)| a * c)
+                    .sum();
+                p.weight * alpha.max(priced / budget_usd)
+            })
+            .sum::<f64>()
+}
+
+fn limits_text(costs: &CostModel) -> String {
+    costs
+        .tiers
+        .iter()
+        .map(|t| match t.max_npus {
+            Some(m) => format!("{} at most {m}", t.name),
+            None => format!("{} no limit", t.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Every (TP, PP, DP, micro-batch) that passes the divisibility rules, in search order.
+fn divisible(setup: &CodesignSetup) -> Vec<(Parallelism, u32)> {
+    let t = &setup.model;
+    let n = setup.npus;
+    let mut out = Vec::new();
+    for tp in divisors(n).into_iter().filter(|tp| t.heads.is_multiple_of(*tp)) {
+        for pp in divisors(n / tp)
+            .into_iter()
+            .filter(|pp| t.layers.is_multiple_of(*pp))
+        {
+            let dp = n / tp / pp;
+            if !t.global_batch.is_multiple_of(dp) {
+                continue;
+            }
+            for b in divisors(t.global_batch / dp) {
+                out.push((Parallelism { tp, pp, dp }, b));
+            }
+        }
+    }
+    out
+}
+
+fn memory_pruned(setup: &CodesignSetup, shapes: usize) -> usize {
+    divisible(setup)
+        .into_iter()
+        .filter(|(p, b)| !fits(setup, p, *b).1)
+        .map(|(p, _)| shapes * orders(&p).len())
+        .sum()
+}
+
+fn fits(setup: &CodesignSetup, p: &Parallelism, b: u32) -> (MemoryPerNpu, bool) {
+    let choice = Choice {
+        parallelism: *p,
+        micro_batch: b,
+        order: LayOrder::TpPpDp,
+    };
+    let m = super::candidate::memory_of(&setup.model, &choice, &setup.memory);
+    let ok = m.fits(setup.hbm_gb).is_ok();
+    (m, ok)
+}
+
+fn orders(p: &Parallelism) -> Vec<LayOrder> {
+    if p.pp > 1 && p.dp > 1 {
+        LayOrder::ALL.to_vec()
+    } else {
+        vec![LayOrder::TpPpDp]
+    }
+}
+
+/// The groups that fit in memory, by increasing compute time, or why there are none.
+fn groups_of(setup: &CodesignSetup) -> Result<Vec<Group>, CodesignError> {
+    let t = &setup.model;
+    // The model's own fields (zeros, hidden vs heads) checked once, on a trivial parallelism.
+    let flat = Network {
+        dims: vec![Dim {
+            topology: Topology::Switch,
+            npus: setup.npus,
+            tier: String::new(),
+            latency_ns: 0.0,
+        }],
+    };
+    let candidates = divisible(setup);
+    if candidates.is_empty() {
+        return Err(CodesignError::NoFactorization {
+            npus: setup.npus,
+            heads: t.heads,
+            layers: t.layers,
+            global_batch: t.global_batch,
+        });
+    }
+    let mut groups = Vec::new();
+    let mut least: Option<(f64, String)> = None;
+    for (p, b) in &candidates {
+        let (memory, ok) = fits(setup, p, *b);
+        if !ok {
+            if least.as_ref().is_none_or(|l| memory.total_bytes < l.0) {
+                least = Some((
+                    memory.total_bytes,
+                    format!(
+                        "TP {} x PP {} x DP {}, micro-batch {b}",
+                        p.tp, p.pp, p.dp
+                    ),
+                ));
+            }
+            continue;
+        }
+        let choice = Choice {
+            parallelism: *p,
+            micro_batch: *b,
+            order: LayOrder::TpPpDp,
+        };
+        let layers = super::candidate::with_choice(t, &choice)
+            .build(&flat)
+            .map_err(CodesignError::Model)?;
+        let compute_ns = layers.workload.compute_ns();
+        groups.push(Group {
+            parallelism: *p,
+            micro_batch: *b,
+            memory,
+            compute_ns,
+            layers,
+            orders: orders(p),
+        });
+    }
+    if groups.is_empty() {
+        let (bytes, at) = least.expect("some candidate did not fit");
+        return Err(CodesignError::Memory {
+            model: t.name.clone(),
+            npus: setup.npus,
+            hbm_gb: setup.hbm_gb,
+            least_gb: bytes / 1e9,
+            at,
+            divisible: candidates.len(),
+        });
+    }
+    groups.sort_by(|a, b| a.compute_ns.total_cmp(&b.compute_ns));
+    // The communicator is rebuilt per shape; the flat one is only a placeholder.
+    for g in &mut groups {
+        g.layers.communicator = communicator_of(
+            &Choice {
+                parallelism: g.parallelism,
+                micro_batch: g.micro_batch,
+                order: LayOrder::TpPpDp,
+            },
+            &crate::model::Mapping {
+                tp: vec![],
+                pp: vec![],
+                dp: vec![],
+            },
+        );
+    }
+    Ok(groups)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codesign::candidate::scenario_of;
+    use crate::codesign::ModelPreset;
+    use crate::optimize::shapes::libra_layouts;
+    use crate::optimize::solve;
+    use crate::presets;
+
+    fn setup(shapes: ShapeSpace, budgets: Vec<f64>) -> CodesignSetup {
+        let p = ModelPreset::Gpt3;
+        CodesignSetup {
+            model: p.transformer(),
+            memory: MemoryOptions {
+                vocab: p.vocab(),
+                ..MemoryOptions::default()
+            },
+            npus: 4096,
+            hbm_gb: 80.0,
+            costs: presets::libra_4d_cost_model(),
+            shapes,
+            budgets,
+            rank_budget: None,
+        }
+    }
+
+    #[test]
+    fn at_a_fixed_shape_the_search_equals_brute_force_over_every_parallelism() {
+        let shape = presets::libra_4d_network();
+        let budgets = vec![2e6, 8e6, 3e7];
+        let s = setup(ShapeSpace::Fixed(shape.clone()), budgets.clone());
+        let run = CodesignRun::new(&s).unwrap().run();
+        run.outcome().unwrap();
+        // Brute force: every parallelism, micro-batch and order that fits, solved at every budget
+        // through the Scenario that `scenario --model` writes.
+        let mut all: Vec<Vec<(f64, String)>> = vec![Vec::new(); budgets.len()];
+        let mut fitting = 0;
+        for (p, b) in divisible(&s) {
+            if !fits(&s, &p, b).1 {
+                continue;
+            }
+            for order in orders(&p) {
+                let choice = Choice {
+                    parallelism: p,
+                    micro_batch: b,
+                    order,
+                };
+                fitting += 1;
+                for (i, &x) in budgets.iter().enumerate() {
+                    let sc = scenario_of(&s.model, &choice, &shape, &s.costs, Some(x)).unwrap();
+                    let Ok(problem) = compile(&sc) else { continue };
+                    if let Ok(sol) = solve(&problem, &SolveOptions::default()) {
+                        all[i].push((sol.time_ns, format!("{p:?} b{b} {order:?}")));
+                    }
+                }
+            }
+        }
+        assert_eq!(fitting, run.progress().1);
+        assert_eq!(run.evaluated + run.pruned.bound + run.pruned.lay, fitting);
+        assert!(run.pruned.bound > fitting / 2, "{:?}", run.pruned);
+        let front = run.front();
+        assert_eq!(front.len(), budgets.len());
+        for (i, d) in front.iter().enumerate() {
+            all[i].sort_by(|a, b| a.0.total_cmp(&b.0));
+            let brute = all[i][0].0;
+            assert!(
+                (d.time_ns - brute).abs() <= 2e-6 * brute,
+                "budget {}: search {} vs brute force {} ({})",
+                budgets[i],
+                d.time_ns,
+                brute,
+                all[i][0].1
+            );
+            assert!(d.cost_usd <= budgets[i] * (1.0 + 1e-9));
+        }
+        // The ranked table (at the largest budget) is brute force's fastest twenty.
+        let ranked = run.ranked();
+        assert_eq!(ranked.len(), RANKED);
+        let last = budgets.len() - 1;
+        for (d, b) in ranked.iter().zip(&all[last]) {
+            assert!((d.time_ns - b.0).abs() <= 2e-6 * b.0, "{} vs {}", d.time_ns, b.0);
+        }
+    }
+
+    #[test]
+    fn gpt3_on_4096_npus_proposes_only_shapes_within_the_tier_limits_and_reproducible_designs() {
+        let s = setup(
+            ShapeSpace::WithinLimits(libra_layouts()),
+            crate::optimize::sweep::budget_range(1e6, 1e8, 5),
+        );
+        let run = CodesignRun::new(&s).unwrap();
+        assert_eq!(run.shapes.len(), 74);
+        let run = run.run();
+        assert!(run.is_done());
+        let mut designs = run.front();
+        designs.extend(run.ranked());
+        assert!(!designs.is_empty());
+        for d in &designs {
+            let shape = Network {
+                dims: d
+                    .shape
+                    .iter()
+                    .map(|x| Dim {
+                        topology: x.topology,
+                        npus: x.npus,
+                        tier: x.tier.clone(),
+                        latency_ns: 0.0,
+                    })
+                    .collect(),
+            };
+            assert!(s.costs.holds(&shape.dims), "{}", d.shape_label);
+            assert!(d.memory_gb <= 80.0);
+            assert_eq!(d.tp * d.pp * d.dp, 4096);
+            // The Scenario of this design, optimized on its own, gives the same time.
+            let choice = CodesignRun::choice_of(d).unwrap();
+            let sc = scenario_of(&s.model, &choice, &shape, &s.costs, Some(d.budget_usd)).unwrap();
+            let sol = solve(&compile(&sc).unwrap(), &SolveOptions::default()).unwrap();
+            assert!(
+                (sol.time_ns - d.time_ns).abs() <= 2e-6 * d.time_ns,
+                "{} {}: {} vs {}",
+                d.parallelism_label(),
+                d.shape_label,
+                sol.time_ns,
+                d.time_ns
+            );
+        }
+        // The front falls with the budget; the winners cover it.
+        let front = run.front();
+        assert!(front.windows(2).all(|w| w[1].time_ns <= w[0].time_ns));
+        let winners = run.winners();
+        assert_eq!(winners.first().unwrap().0, front[0].budget_usd);
+        assert_eq!(winners.last().unwrap().1, front.last().unwrap().budget_usd);
+        assert_eq!(run.best().unwrap(), run.ranked()[0]);
+    }
+
+    #[test]
+    fn impossible_searches_say_which_limit_fails() {
+        let layouts = ShapeSpace::WithinLimits(libra_layouts());
+        let mut s = setup(layouts.clone(), vec![1e7]);
+        s.npus = 4099;
+        assert!(matches!(
+            CodesignRun::new(&s),
+            Err(CodesignError::NoShape { npus: 4099, .. })
+        ));
+        let prime = Network {
+            dims: vec![Dim {
+                topology: Topology::Switch,
+                npus: 4099,
+                tier: "InterPod".into(),
+                latency_ns: 0.0,
+            }],
+        };
+        s.shapes = ShapeSpace::Fixed(prime);
+        let Err(e) = CodesignRun::new(&s) else {
+            panic!("4099 NPUs cannot be factored")
+        };
+        assert_eq!(
+            e.to_string(),
+            "4099 NPUs have no TP x PP x DP = 4099 with TP dividing the 96 heads, PP the 96 layers and DP the global batch 1536"
+        );
+        let mut s = setup(layouts.clone(), vec![1e7]);
+        s.npus = 16;
+        let Err(e) = CodesignRun::new(&s) else {
+            panic!("GPT-3 does not fit 16 NPUs")
+        };
+        let CodesignError::Memory { least_gb, .. } = e else {
+            panic!("{e}")
+        };
+        assert!(least_gb > 80.0);
+        assert!(
+            e.to_string()
+                .starts_with("no parallelism of GPT-3 175B on 16 NPUs fits 80 GB of HBM"),
+            "{e}"
+        );
+        let mut s = setup(layouts, vec![1e7]);
+        s.budgets = vec![-1.0];
+        assert!(matches!(
+            CodesignRun::new(&s),
+            Err(CodesignError::BadBudget(-1.0))
+        ));
+        s.budgets = vec![10.0];
+        let run = CodesignRun::new(&s).unwrap().run();
+        assert_eq!(run.outcome(), Err(CodesignError::NoBudgetMet));
+    }
+
+    #[test]
+    fn divisors_are_complete() {
+        assert_eq!(divisors(12), vec![1, 2, 3, 4, 6, 12]);
+        assert_eq!(divisors(1), vec![1]);
+        assert_eq!(divisors(4099), vec![1, 4099]);
+    }
+}

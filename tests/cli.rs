@@ -293,3 +293,184 @@ fn routing_efficiency_scales_a_dimensions_bandwidth_in_time_not_in_cost() {
         "{err}"
     );
 }
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
+    // A fixed shape keeps this quick; the held-out checks brute-force the same way.
+    let shape = "R4 x FC8 x R4 x SW32";
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--model",
+        "llama2-70b",
+        "--npus",
+        "4096",
+        "--hbm-gb",
+        "80",
+        "--budget",
+        "2e7",
+        "--shape",
+        shape,
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for key in ["best", "front", "ranked", "evaluated", "pruned", "winners"] {
+        assert!(v.get(key).is_some(), "{key} missing");
+    }
+    assert!(v.get("search_ms").is_none(), "timings only with --timings");
+    let ranked = v["ranked"].as_array().unwrap();
+    assert!(ranked.len() >= 5);
+    assert_eq!(ranked[0], v["best"]);
+    // Ranked fastest first; each design reproduced through its Scenario JSON.
+    let mut last = 0.0;
+    for d in ranked.iter().take(5) {
+        let t = d["time_ns"].as_f64().unwrap();
+        assert!(t >= last);
+        last = t;
+        assert_eq!(d["shape"].as_array().unwrap().len(), 4);
+        assert!(d["memory_gb"].as_f64().unwrap() <= 80.0);
+        let n = |k: &str| d[k].as_u64().unwrap().to_string();
+        let (code, sc, err) = run(&args(&[
+            "scenario",
+            "--model",
+            "llama2-70b",
+            "--npus",
+            "4096",
+            "--tp",
+            &n("tp"),
+            "--pp",
+            &n("pp"),
+            "--dp",
+            &n("dp"),
+            "--micro-batch",
+            &n("micro_batch"),
+            "--shape",
+            shape,
+            "--mapping",
+            d["mapping"]["order"].as_str().unwrap(),
+            "--budget",
+            "2e7",
+        ]));
+        assert_eq!(code, 0, "{err}");
+        let path = std::env::temp_dir().join(format!(
+            "codesign-{}-{}.json",
+            std::process::id(),
+            n("tp") + &n("pp") + &n("micro_batch") + d["mapping"]["order"].as_str().unwrap()
+        ));
+        std::fs::write(&path, sc).unwrap();
+        let (code, opt, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
+        assert_eq!(code, 0, "{err}");
+        let o: Value = serde_json::from_str(&opt).unwrap();
+        assert!(
+            rel(o["time_ns"].as_f64().unwrap(), t) < 1e-6,
+            "{} vs {t}",
+            o["time_ns"]
+        );
+        std::fs::remove_file(path).ok();
+    }
+}
+
+#[test]
+fn codesign_says_which_limit_fails() {
+    for (list, needle) in [
+        (
+            vec![
+                "codesign",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "16",
+                "--budget",
+                "1e7",
+            ],
+            "no parallelism of GPT-3 175B on 16 NPUs fits 80 GB of HBM",
+        ),
+        (
+            vec![
+                "codesign",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "4099",
+                "--budget",
+                "1e7",
+            ],
+            "4099 NPUs have no shape of 2 to 4 dimensions within the tier limits",
+        ),
+        (
+            vec![
+                "codesign", "--model", "gpt5", "--npus", "64", "--budget", "1e7",
+            ],
+            "unknown model \"gpt5\"",
+        ),
+        (
+            vec![
+                "codesign",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "4096",
+                "--budget",
+                "1e7",
+                "--budgets",
+                "1:2:3",
+            ],
+            "not both",
+        ),
+        (
+            vec![
+                "codesign", "--model", "custom", "--npus", "64", "--budget", "1e7", "--layers", "8",
+            ],
+            "a custom model needs --hidden",
+        ),
+        (
+            vec![
+                "scenario",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "4096",
+                "--tp",
+                "8",
+                "--pp",
+                "8",
+                "--dp",
+                "8",
+                "--shape",
+                "R4 x SW1024",
+            ],
+            "--tp x --pp x --dp = 512, but --npus is 4096",
+        ),
+    ] {
+        let (code, out, err) = run(&args(&list));
+        assert_eq!(code, 2, "{list:?}: {out}");
+        assert!(err.contains(needle), "{list:?}: {err}");
+    }
+    // A custom model that fits.
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--model",
+        "custom",
+        "--npus",
+        "64",
+        "--budget",
+        "1e6",
+        "--layers",
+        "24",
+        "--hidden",
+        "2048",
+        "--heads",
+        "16",
+        "--seq-len",
+        "2048",
+        "--global-batch",
+        "512",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["model"], "custom");
+    assert!(v["best"]["time_ns"].as_f64().unwrap() > 0.0);
+}

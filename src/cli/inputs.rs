@@ -30,7 +30,7 @@ pub enum InputError {
     File { path: String, message: String },
 }
 
-fn read(path: &str) -> Result<String, InputError> {
+pub fn read(path: &str) -> Result<String, InputError> {
     read_limited(path).map_err(|message| InputError::File {
         path: path.to_string(),
         message,

@@ -1,6 +1,7 @@
 //! The native command line, on the same core as the app.
 
 mod args;
+mod codesign;
 mod evaluate;
 mod inputs;
 mod optimize;
@@ -19,7 +20,16 @@ Commands:
   evaluate   time and cost of a scenario at given bandwidths, as JSON
   optimize   the optimal bandwidth of every dimension, with a certified optimality gap, as JSON
   pareto     the front of cost against training time over a range of budgets, as JSON or CSV
-  scenario   the Scenario JSON equivalent to LIBRA's input files
+  scenario   the Scenario JSON equivalent to LIBRA's input files; with --model, one co-design
+             candidate: --model M --npus N --tp --pp --dp [--micro-batch B] --shape S
+             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD] (optimize --scenario gives its time)
+  codesign   which parallelism, network shape and bandwidths train a transformer fastest per
+             budget: --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|custom --npus N
+             [--hbm-gb 80] --budget USD | --budgets LO:HI:N [--rank-budget USD]
+             [--shape \"R4 x FC8 x R4 x SW32\"] [--cost COST.yml] [--recompute selective|full]
+             [--zero3] [--timings]; custom: --layers --hidden --heads --seq-len --global-batch
+             [--ffn --vocab --peak-tflops --efficiency]. JSON with best, front, winners,
+             ranked, evaluated, pruned
   route      route a Clos scenario (JSON, see docs/routing.md) with --algorithm ecmp|greedy|
              greedy-capacity-aware|edge-coloring|annealing|optimal, and print its link loads, max-min
              rates and All-Reduce times; annealing: --seed K (default 1), --moves N (default 200,000);
@@ -103,7 +113,15 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some("-V" | "--version") => Ok(format!("libra-studio {}", env!("CARGO_PKG_VERSION"))),
         Some(_) if rest.iter().any(|a| a == "--help" || a == "-h") => Ok(HELP.to_string()),
         Some("evaluate") => evaluate::evaluate(rest),
+        Some("scenario")
+            if rest
+                .iter()
+                .any(|a| a == "--model" || a.starts_with("--model=")) =>
+        {
+            codesign::scenario(rest)
+        }
         Some("scenario") => evaluate::scenario(rest),
+        Some("codesign") => codesign::codesign(rest),
         Some("optimize") => optimize::optimize(rest),
         Some("pareto") => optimize::pareto(rest),
         Some("permalink") => permalink::permalink(rest),

@@ -33,6 +33,37 @@ fn number(option: &str, text: &str) -> Result<f64, ArgError> {
         })
 }
 
+/// `LO:HI:N`: N budgets from LO to HI $, log-spaced (see `budget_range`).
+pub fn budget_list(option: &str, spec: &str) -> Result<Vec<f64>, ArgError> {
+    let bad = || ArgError::Bad {
+        option: option.into(),
+        message: format!("expected LO:HI:N with 0 < LO <= HI and N >= 1, got \"{spec}\""),
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [lo, hi, n] = parts[..] else {
+        return Err(bad());
+    };
+    let (lo, hi) = (number(option, lo)?, number(option, hi)?);
+    let n: usize = n.trim().parse().map_err(|_| bad())?;
+    if !(lo > 0.0 && hi >= lo && (1..=10_000).contains(&n)) {
+        return Err(bad());
+    }
+    Ok(budget_range(lo, hi, n))
+}
+
+/// A positive finite number of `what` (e.g. "$").
+pub fn positive(option: &str, text: &str, what: &str) -> Result<f64, ArgError> {
+    number(option, text)?;
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .ok_or_else(|| ArgError::Bad {
+            option: option.into(),
+            message: format!("expected a positive number of {what}, got \"{text}\""),
+        })
+}
+
 /// `D=V` with D a 1-based dimension.
 fn bound(option: &str, text: &str, dims: usize) -> Result<(usize, f64), ArgError> {
     let bad = |message: String| ArgError::Bad {
@@ -200,22 +231,9 @@ pub fn pareto(args: &[String]) -> Result<String, Failure> {
     let mut sc = inputs::scenario(&args)?;
     constrain(&mut sc, &args)?;
     let opts = options(&args)?;
-    let spec = args.required("budgets")?;
-    let bad = || ArgError::Bad {
-        option: "budgets".into(),
-        message: format!("expected LO:HI:N with 0 < LO <= HI and N >= 1, got \"{spec}\""),
-    };
-    let parts: Vec<&str> = spec.split(':').collect();
-    let [lo, hi, n] = parts[..] else {
-        return Err(bad().into());
-    };
-    let (lo, hi) = (number("budgets", lo)?, number("budgets", hi)?);
-    let n: usize = n.trim().parse().map_err(|_| bad())?;
-    if !(lo > 0.0 && hi >= lo && (1..=10_000).contains(&n)) {
-        return Err(bad().into());
-    }
+    let budgets = budget_list("budgets", args.required("budgets")?)?;
     let problem = compile(&sc).map_err(Failure::input)?;
-    let front = sweep_pareto(&problem, &budget_range(lo, hi, n), &opts).map_err(Failure::input)?;
+    let front = sweep_pareto(&problem, &budgets, &opts).map_err(Failure::input)?;
     if args.flag("csv") {
         return Ok(front.to_csv(problem.dims));
     }

@@ -200,11 +200,7 @@ impl CodesignRun {
             .expect("the rank budget is among the budgets");
         let shapes = match &setup.shapes {
             ShapeSpace::Fixed(net) => {
-                let given = net
-                    .dims
-                    .iter()
-                    .map(|d| u64::from(d.npus))
-                    .product::<u64>();
+                let given = net.dims.iter().map(|d| u64::from(d.npus)).product::<u64>();
                 if given != u64::from(npus) {
                     return Err(CodesignError::ShapeNpus { given, npus });
                 }
@@ -222,10 +218,7 @@ impl CodesignRun {
             }
         };
         let groups = groups_of(setup)?;
-        let total = groups
-            .iter()
-            .map(|g| g.orders.len() * shapes.len())
-            .sum();
+        let total = groups.iter().map(|g| g.orders.len() * shapes.len()).sum();
         let n_budgets = budgets.len();
         let memory_pruned = memory_pruned(setup, shapes.len());
         Ok(CodesignRun {
@@ -366,9 +359,7 @@ impl CodesignRun {
                 self.best[i] = Some((key, p.clone()));
             }
             if i == self.rank_index {
-                let at = self
-                    .ranked
-                    .partition_point(|r| r.1.time_ns <= p.time_ns);
+                let at = self.ranked.partition_point(|r| r.1.time_ns <= p.time_ns);
                 if at < RANKED {
                     self.ranked.insert(at, (key, p));
                     self.ranked.truncate(RANKED);
@@ -430,7 +421,10 @@ impl CodesignRun {
 
     /// The fastest designs at the ranking budget, at most [`RANKED`].
     pub fn ranked(&self) -> Vec<Design> {
-        self.ranked.iter().map(|(k, p)| self.design(*k, p)).collect()
+        self.ranked
+            .iter()
+            .map(|(k, p)| self.design(*k, p))
+            .collect()
     }
 
     /// The fastest design at the ranking budget.
@@ -481,12 +475,11 @@ pub fn lower_bound(problem: &Problem, budget_usd: f64) -> f64 {
             .iter()
             .map(|p| {
                 let alpha = p.alpha.iter().copied().fold(0.0, f64::max);
-                let priced: f64 = p
-                    .a
-                    .iter()
-                    .zip(&problem.cost_per_gbps)
-                    .map(|(a, c)| a * c)
-                    .sum();
+                let priced: f64 =
+                    p.a.iter()
+                        .zip(&problem.cost_per_gbps)
+                        .map(|(a, c)| a * c)
+                        .sum();
                 p.weight * alpha.max(priced / budget_usd)
             })
             .sum::<f64>()
@@ -509,7 +502,10 @@ fn divisible(setup: &CodesignSetup) -> Vec<(Parallelism, u32)> {
     let t = &setup.model;
     let n = setup.npus;
     let mut out = Vec::new();
-    for tp in divisors(n).into_iter().filter(|tp| t.heads.is_multiple_of(*tp)) {
+    for tp in divisors(n)
+        .into_iter()
+        .filter(|tp| t.heads.is_multiple_of(*tp))
+    {
         for pp in divisors(n / tp)
             .into_iter()
             .filter(|pp| t.layers.is_multiple_of(*pp))
@@ -582,10 +578,7 @@ fn groups_of(setup: &CodesignSetup) -> Result<Vec<Group>, CodesignError> {
             if least.as_ref().is_none_or(|l| memory.total_bytes < l.0) {
                 least = Some((
                     memory.total_bytes,
-                    format!(
-                        "TP {} x PP {} x DP {}, micro-batch {b}",
-                        p.tp, p.pp, p.dp
-                    ),
+                    format!("TP {} x PP {} x DP {}, micro-batch {b}", p.tp, p.pp, p.dp),
                 ));
             }
             continue;
@@ -718,7 +711,12 @@ mod tests {
         assert_eq!(ranked.len(), RANKED);
         let last = budgets.len() - 1;
         for (d, b) in ranked.iter().zip(&all[last]) {
-            assert!((d.time_ns - b.0).abs() <= 2e-6 * b.0, "{} vs {}", d.time_ns, b.0);
+            assert!(
+                (d.time_ns - b.0).abs() <= 2e-6 * b.0,
+                "{} vs {}",
+                d.time_ns,
+                b.0
+            );
         }
     }
 

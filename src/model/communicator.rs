@@ -275,7 +275,11 @@ impl Parallelism {
     }
 
     /// Lay the degrees from the innermost dimension out in `order`.
-    pub fn map_in_order(&self, net: &Network, order: LayOrder) -> Result<Mapping, CommunicatorError> {
+    pub fn map_in_order(
+        &self,
+        net: &Network,
+        order: LayOrder,
+    ) -> Result<Mapping, CommunicatorError> {
         for (name, value) in [("TP", self.tp), ("PP", self.pp), ("DP", self.dp)] {
             if value == 0 {
                 return Err(CommunicatorError::BadDegree { name, value });

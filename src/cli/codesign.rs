@@ -1,0 +1,289 @@
+//! `libra-studio codesign` (the search) and `libra-studio scenario --model ...` (one candidate as
+//! Scenario JSON, which `optimize --scenario` solves to the time the search reports).
+
+use super::args::{ArgError, Args};
+use super::optimize::{budget_list, positive};
+use super::Failure;
+use crate::codesign::{scenario_of, Choice, CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
+use crate::model::builder::Transformer;
+use crate::model::communicator::{LayOrder, Parallelism};
+use crate::model::cost::CostModel;
+use crate::model::libra_files::cost_model_from_yaml;
+use crate::model::memory::{MemoryOptions, Recompute};
+use crate::model::network::Network;
+use crate::optimize::shape_run::parse_shape;
+use crate::optimize::shapes::libra_layouts;
+use crate::presets;
+use serde_json::json;
+
+/// The options that describe the model (shared by `codesign` and `scenario --model`).
+const MODEL_OPTIONS: [&str; 13] = [
+    "model",
+    "npus",
+    "hbm-gb",
+    "recompute",
+    "layers",
+    "hidden",
+    "ffn",
+    "heads",
+    "seq-len",
+    "global-batch",
+    "vocab",
+    "peak-tflops",
+    "efficiency",
+];
+
+fn whole(args: &Args, option: &'static str) -> Result<Option<u32>, ArgError> {
+    args.one(option)?
+        .map(|t| {
+            t.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|v| *v >= 1)
+                .ok_or_else(|| ArgError::Bad {
+                    option: option.into(),
+                    message: format!("expected a whole number of at least 1, got \"{t}\""),
+                })
+        })
+        .transpose()
+}
+
+/// The transformer and memory options: a preset (`--model gpt3-175b`) or `--model custom` with
+/// its sizes, any field overridable.
+fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
+    let key = args.required("model")?;
+    let preset = match key.trim() {
+        "custom" => None,
+        k => Some(ModelPreset::parse(k).ok_or_else(|| ArgError::Bad {
+            option: "model".into(),
+            message: format!(
+                "unknown model \"{k}\" (expected {} or custom)",
+                ModelPreset::ALL.map(ModelPreset::key).join(", ")
+            ),
+        })?),
+    };
+    let mut t = match preset {
+        Some(p) => p.transformer(),
+        None => Transformer {
+            name: "custom".into(),
+            ..ModelPreset::Gpt3.transformer()
+        },
+    };
+    let mut memory = MemoryOptions {
+        vocab: preset.map_or(ModelPreset::Gpt3.vocab(), ModelPreset::vocab),
+        ..MemoryOptions::default()
+    };
+    let custom_needs = ["layers", "hidden", "heads", "seq-len", "global-batch"];
+    if preset.is_none() {
+        if let Some(missing) = custom_needs.iter().find(|o| !args.has(o)) {
+            return Err(ArgError::Bad {
+                option: "model".into(),
+                message: format!("a custom model needs --{missing} (and --layers, --hidden, --heads, --seq-len, --global-batch; --ffn defaults to 4 x hidden)"),
+            });
+        }
+    }
+    for (option, field) in [
+        ("layers", &mut t.layers),
+        ("hidden", &mut t.hidden),
+        ("heads", &mut t.heads),
+        ("seq-len", &mut t.seq_len),
+        ("global-batch", &mut t.global_batch),
+    ] {
+        if let Some(v) = whole(args, option)? {
+            *field = v;
+        }
+    }
+    t.ffn = match whole(args, "ffn")? {
+        Some(f) => f,
+        None if preset.is_none() || args.has("hidden") => 4 * t.hidden,
+        None => t.ffn,
+    };
+    if let Some(v) = whole(args, "vocab")? {
+        memory.vocab = u64::from(v);
+    }
+    if let Some(v) = args.one("peak-tflops")? {
+        t.peak_tflops = positive("peak-tflops", v, "TFLOP/s")?;
+    }
+    if let Some(v) = args.one("efficiency")? {
+        t.efficiency = positive("efficiency", v, "(a fraction in (0, 1])")?;
+    }
+    memory.recompute = match args.one("recompute")? {
+        None | Some("selective") => Recompute::Selective,
+        Some("full") => Recompute::Full,
+        Some(other) => {
+            return Err(ArgError::Bad {
+                option: "recompute".into(),
+                message: format!("expected selective or full, got \"{other}\""),
+            })
+        }
+    };
+    memory.zero3 = args.flag("zero3");
+    Ok((t, memory))
+}
+
+fn npus(args: &Args) -> Result<u32, ArgError> {
+    whole(args, "npus")?.ok_or(ArgError::Required("npus"))
+}
+
+/// The cost tiers: `--cost COST.yml`, else LIBRA's 4D cost model (with the physical defaults).
+fn costs(args: &Args) -> Result<CostModel, Failure> {
+    match args.one("cost")? {
+        None => Ok(presets::libra_4d_cost_model()),
+        Some(path) => {
+            let text = super::inputs::read(path).map_err(Failure::input)?;
+            cost_model_from_yaml(&text).map_err(|e| Failure::Input(format!("{path}: {e}")))
+        }
+    }
+}
+
+fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
+    let Some(text) = args.one("shape")? else {
+        return Ok(None);
+    };
+    let net = parse_shape(text, &libra_layouts()).map_err(|e| ArgError::Bad {
+        option: "shape".into(),
+        message: e.to_string(),
+    })?;
+    if let Some(d) = net.dims.iter().find(|d| costs.tier(&d.tier).is_none()) {
+        return Err(ArgError::Bad {
+            option: "shape".into(),
+            message: format!("unknown cost tier \"{}\"", d.tier),
+        }
+        .into());
+    }
+    Ok(Some(net))
+}
+
+/// `codesign`: the co-design front, winners and ranked table as JSON.
+pub fn codesign(args: &[String]) -> Result<String, Failure> {
+    let valued: Vec<&str> = MODEL_OPTIONS
+        .iter()
+        .chain(&["budget", "budgets", "rank-budget", "shape", "cost"])
+        .copied()
+        .collect();
+    let args = Args::parse(args, &valued, &["zero3", "timings"])?;
+    if let Some(extra) = args.positional.first() {
+        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
+    }
+    let (t, memory) = model(&args)?;
+    let npus = npus(&args)?;
+    let hbm_gb = match args.one("hbm-gb")? {
+        Some(v) => positive("hbm-gb", v, "GB")?,
+        None => 80.0,
+    };
+    let budgets = match (args.one("budget")?, args.one("budgets")?) {
+        (Some(b), None) => vec![positive("budget", b, "$")?],
+        (None, Some(spec)) => budget_list("budgets", spec)?,
+        (Some(_), Some(_)) => {
+            return Err(Failure::Usage(
+                "give --budget USD or --budgets LO:HI:N, not both".into(),
+            ))
+        }
+        (None, None) => return Err(ArgError::Required("budgets").into()),
+    };
+    let rank_budget = args
+        .one("rank-budget")?
+        .map(|v| positive("rank-budget", v, "$"))
+        .transpose()?;
+    let costs = costs(&args)?;
+    let shapes = match shape(&args, &costs)? {
+        Some(net) => ShapeSpace::Fixed(net),
+        None => ShapeSpace::WithinLimits(libra_layouts()),
+    };
+    let setup = CodesignSetup {
+        model: t,
+        memory,
+        npus,
+        hbm_gb,
+        costs,
+        shapes,
+        budgets,
+        rank_budget,
+    };
+    let start = std::time::Instant::now();
+    let run = CodesignRun::new(&setup).map_err(Failure::input)?.run();
+    let elapsed = start.elapsed();
+    run.outcome().map_err(Failure::input)?;
+    let winners: Vec<_> = run
+        .winners()
+        .into_iter()
+        .map(|(from, to, design)| json!({"from_usd": from, "to_usd": to, "design": design}))
+        .collect();
+    let (_, candidates) = run.progress();
+    let mut out = json!({
+        "model": setup.model.name,
+        "npus": npus,
+        "hbm_gb": hbm_gb,
+        "rank_budget_usd": run.rank_budget,
+        "shapes": run.shapes.len(),
+        "candidates": candidates + run.pruned.memory,
+        "evaluated": run.evaluated,
+        "pruned": run.pruned.total(),
+        "pruned_by": run.pruned,
+        "best": run.best(),
+        "front": run.front(),
+        "winners": winners,
+        "ranked": run.ranked(),
+    });
+    if args.flag("timings") {
+        out["search_ms"] = json!(elapsed.as_secs_f64() * 1e3);
+    }
+    Ok(serde_json::to_string_pretty(&out).expect("json"))
+}
+
+/// `scenario --model ...`: one co-design candidate as Scenario JSON.
+pub fn scenario(args: &[String]) -> Result<String, Failure> {
+    let valued: Vec<&str> = MODEL_OPTIONS
+        .iter()
+        .chain(&[
+            "tp",
+            "pp",
+            "dp",
+            "micro-batch",
+            "shape",
+            "mapping",
+            "budget",
+            "cost",
+        ])
+        .copied()
+        .collect();
+    let args = Args::parse(args, &valued, &["zero3"])?;
+    if let Some(extra) = args.positional.first() {
+        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
+    }
+    let (t, _) = model(&args)?;
+    let npus = npus(&args)?;
+    let degree = |o: &'static str| whole(&args, o)?.ok_or(ArgError::Required(o));
+    let parallelism = Parallelism {
+        tp: degree("tp")?,
+        pp: degree("pp")?,
+        dp: degree("dp")?,
+    };
+    let product = u64::from(parallelism.tp) * u64::from(parallelism.pp) * u64::from(parallelism.dp);
+    if product != u64::from(npus) {
+        return Err(Failure::Usage(format!(
+            "--tp x --pp x --dp = {product}, but --npus is {npus}"
+        )));
+    }
+    let order = match args.one("mapping")? {
+        None => LayOrder::TpPpDp,
+        Some(text) => LayOrder::parse(text).ok_or_else(|| ArgError::Bad {
+            option: "mapping".into(),
+            message: format!("expected tp-pp-dp or tp-dp-pp, got \"{text}\""),
+        })?,
+    };
+    let choice = Choice {
+        parallelism,
+        micro_batch: whole(&args, "micro-batch")?.unwrap_or(1),
+        order,
+    };
+    let costs = costs(&args)?;
+    let shape = shape(&args, &costs)?.ok_or(ArgError::Required("shape"))?;
+    let budget = args
+        .one("budget")?
+        .map(|v| positive("budget", v, "$"))
+        .transpose()?;
+    let sc = scenario_of(&t, &choice, &shape, &costs, budget).map_err(Failure::input)?;
+    sc.validate().map_err(Failure::input)?;
+    Ok(sc.to_json())
+}

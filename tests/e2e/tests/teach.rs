@@ -77,13 +77,21 @@ fn the_shape_comparison_ranks_the_shapes_as_the_core_does() {
             "return document.body.innerText.includes('it has 32 NPUs, the design has 4096');",
         )
         .await;
-        b.type_into("compare-shape", "FC16 x SW256").await;
+        // Beyond a tier's limit (16 chiplets in a package): refused, naming the limit.
+        b.type_into("compare-shape", "R16 x SW256").await;
+        b.click("compare-add").await;
+        b.wait_js(
+            "an error naming the tier limit",
+            "return document.body.innerText.includes('joins at most 8 per dimension');",
+        )
+        .await;
+        b.type_into("compare-shape", "FC8 x SW512").await;
         b.click("compare-add").await;
         b.wait_value("compare-progress", |v| v == (all + 1).to_string())
             .await;
-        // Only 2-D and 3-D shapes: 11 + 55, and the typed one.
+        // Only 2-D and 3-D shapes within the tier limits: 3 + 12, and the typed one.
         b.click("compare-dims-4").await;
-        b.wait_value("compare-progress", |v| v == "67").await;
+        b.wait_value("compare-progress", |v| v == "16").await;
         b.click("compare-dims-4").await;
         b.wait_value("compare-progress", |v| v == (all + 1).to_string())
             .await;

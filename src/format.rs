@@ -36,9 +36,88 @@ pub fn duration_ns(ns: f64) -> String {
     format!("{value:.2} {unit}")
 }
 
+/// Compact JSON laid out as `serde_json::to_string_pretty` does (two-space indents, `": "`
+/// after keys, `[]` and `{}` kept closed). A plain text pass, so that the app's wasm carries one
+/// JSON serializer (the compact one of the permalinks) instead of two.
+pub fn pretty_json(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let (mut in_string, mut escaped) = (false, false);
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(close);
+                    chars.next();
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{duration_ns, number, usd};
+    use super::{duration_ns, number, pretty_json, usd};
+
+    #[test]
+    fn pretty_json_is_serde_jsons_layout() {
+        use crate::presets::{libra_scenario, LibraNetwork, LibraWorkload};
+        let mut cases: Vec<serde_json::Value> = vec![
+            serde_json::json!({"a": [], "b": {}, "c": "x,y:{[\"]}\\", "d": [1, [2, {}], {"e": null}]}),
+            serde_json::json!([]),
+            serde_json::json!("plain"),
+        ];
+        for w in LibraWorkload::ALL {
+            let sc = libra_scenario(w, LibraNetwork::D4);
+            assert_eq!(sc.to_json(), serde_json::to_string_pretty(&sc).unwrap());
+            cases.push(serde_json::to_value(&sc).unwrap());
+        }
+        for v in cases {
+            let compact = serde_json::to_string(&v).unwrap();
+            assert_eq!(
+                pretty_json(&compact),
+                serde_json::to_string_pretty(&v).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn numbers_in_messages_stay_short() {

@@ -204,27 +204,7 @@ pub fn codesign(args: &[String]) -> Result<String, Failure> {
     let run = CodesignRun::new(&setup).map_err(Failure::input)?.run();
     let elapsed = start.elapsed();
     run.outcome().map_err(Failure::input)?;
-    let winners: Vec<_> = run
-        .winners()
-        .into_iter()
-        .map(|(from, to, design)| json!({"from_usd": from, "to_usd": to, "design": design}))
-        .collect();
-    let (_, candidates) = run.progress();
-    let mut out = json!({
-        "model": setup.model.name,
-        "npus": npus,
-        "hbm_gb": hbm_gb,
-        "rank_budget_usd": run.rank_budget,
-        "shapes": run.shapes.len(),
-        "candidates": candidates + run.pruned.memory,
-        "evaluated": run.evaluated,
-        "pruned": run.pruned.total(),
-        "pruned_by": run.pruned,
-        "best": run.best(),
-        "front": run.front(),
-        "winners": winners,
-        "ranked": run.ranked(),
-    });
+    let mut out = serde_json::to_value(run.result()).expect("a result always serializes");
     if args.flag("timings") {
         out["search_ms"] = json!(elapsed.as_secs_f64() * 1e3);
     }

@@ -11,7 +11,7 @@ use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::{Constraints, Objective, Scenario, WorkloadSpec};
 use crate::model::training::ModelOptions;
 use crate::model::Communicator;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The least bandwidth of every dimension of a candidate, GB/s (as in the shape comparison).
 pub const MIN_GBPS: f64 = 1.0;
@@ -139,7 +139,7 @@ fn assemble(
 }
 
 /// One dimension of a design's shape, as the command line prints it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShapeDim {
     pub topology: Topology,
     pub npus: u32,
@@ -148,9 +148,9 @@ pub struct ShapeDim {
 
 /// How the groups lie on the dimensions: the order, then each degree's group size per dimension
 /// (`-1` = not on that dimension).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MappingOut {
-    pub order: &'static str,
+    pub order: String,
     pub tp: Vec<i64>,
     pub pp: Vec<i64>,
     pub dp: Vec<i64>,
@@ -160,7 +160,7 @@ impl MappingOut {
     pub fn new(order: LayOrder, m: &Mapping) -> MappingOut {
         let v = |g: &crate::model::Groups| g.iter().map(|x| x.map_or(-1, i64::from)).collect();
         MappingOut {
-            order: order.key(),
+            order: order.key().to_string(),
             tp: v(&m.tp),
             pp: v(&m.pp),
             dp: v(&m.dp),
@@ -170,7 +170,7 @@ impl MappingOut {
 
 /// A designed system: parallelism, shape and mapping, with the certified optimal bandwidths at one
 /// budget, its time and cost, and the memory of one NPU.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Design {
     pub tp: u32,
     pub pp: u32,
@@ -202,6 +202,19 @@ impl Design {
                 tier: d.tier.clone(),
             })
             .collect()
+    }
+
+    /// The choice that makes this design (None if its mapping order is unknown).
+    pub fn choice(&self) -> Option<Choice> {
+        Some(Choice {
+            parallelism: Parallelism {
+                tp: self.tp,
+                pp: self.pp,
+                dp: self.dp,
+            },
+            micro_batch: self.micro_batch,
+            order: LayOrder::parse(&self.mapping.order)?,
+        })
     }
 
     /// The parallelism in words: "TP 8 × PP 4 × DP 128, micro-batch 1".

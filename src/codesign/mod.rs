@@ -4,9 +4,11 @@
 //! fix the network; this does both, each candidate with certified optimal bandwidths. Pure Rust.
 
 pub mod candidate;
+pub mod inputs;
 pub mod preset;
 pub mod search;
 
 pub use candidate::{scenario_of, Choice, Design};
+pub use inputs::{CodesignInputs, InputField};
 pub use preset::ModelPreset;
-pub use search::{CodesignError, CodesignRun, CodesignSetup, ShapeSpace};
+pub use search::{CodesignError, CodesignResult, CodesignRun, CodesignSetup, ShapeSpace, Winner};

@@ -66,6 +66,10 @@ pub enum CodesignError {
     BadHbm(f64),
     #[error("give at least one budget")]
     NoBudgets,
+    #[error("the number of budgets must be from 1 to 64, got {0}")]
+    BudgetCount(u32),
+    #[error("unknown model \"{0}\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)")]
+    UnknownModel(String),
     #[error("budgets must be positive finite numbers of $, got {0}")]
     BadBudget(f64),
     #[error("the model: {0}")]
@@ -116,7 +120,7 @@ struct Key {
 }
 
 /// Why candidates were not solved, by reason.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pruned {
     /// Parallelisms and micro-batches whose memory does not fit, times the shapes and orders.
     pub memory: usize,
@@ -182,7 +186,15 @@ impl CodesignRun {
             return Err(CodesignError::BadHbm(setup.hbm_gb));
         }
         let mut budgets = setup.budgets.clone();
-        budgets.extend(setup.rank_budget);
+        // A rank budget equal to one of the budgets but for rounding is that budget.
+        let rank_budget = setup.rank_budget.map(|r| {
+            budgets
+                .iter()
+                .copied()
+                .find(|b| (b - r).abs() <= 1e-9 * r.abs())
+                .unwrap_or(r)
+        });
+        budgets.extend(rank_budget);
         if budgets.is_empty() {
             return Err(CodesignError::NoBudgets);
         }
@@ -191,9 +203,7 @@ impl CodesignRun {
         }
         budgets.sort_by(f64::total_cmp);
         budgets.dedup();
-        let rank_budget = setup
-            .rank_budget
-            .unwrap_or(*budgets.last().expect("not empty"));
+        let rank_budget = rank_budget.unwrap_or(*budgets.last().expect("not empty"));
         let rank_index = budgets
             .iter()
             .position(|&b| b == rank_budget)
@@ -448,22 +458,76 @@ impl CodesignRun {
         Ok(())
     }
 
-    /// The choice and shape of a design, for loading it into the design view.
-    pub fn choice_of(design: &Design) -> Option<Choice> {
-        Some(Choice {
-            parallelism: Parallelism {
-                tp: design.tp,
-                pp: design.pp,
-                dp: design.dp,
-            },
-            micro_batch: design.micro_batch,
-            order: LayOrder::parse(design.mapping.order)?,
-        })
-    }
-
     pub fn setup(&self) -> &CodesignSetup {
         &self.setup
     }
+
+    /// Everything the search found, as the command line prints it and the app draws it.
+    pub fn result(&self) -> CodesignResult {
+        let (_, candidates) = self.progress();
+        CodesignResult {
+            model: self.setup.model.name.clone(),
+            npus: self.setup.npus,
+            hbm_gb: self.setup.hbm_gb,
+            budgets: self.budgets.clone(),
+            rank_budget_usd: self.rank_budget,
+            shapes: self.shapes.len(),
+            candidates: candidates + self.pruned.memory,
+            evaluated: self.evaluated,
+            pruned: self.pruned.total(),
+            pruned_by: self.pruned,
+            best: self.best(),
+            front: self.front(),
+            winners: self
+                .winners()
+                .into_iter()
+                .map(|(from_usd, to_usd, design)| Winner {
+                    from_usd,
+                    to_usd,
+                    design,
+                })
+                .collect(),
+            ranked: self.ranked(),
+        }
+    }
+}
+
+/// One budget range of the front won by one design choice.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Winner {
+    pub from_usd: f64,
+    pub to_usd: f64,
+    /// The design at the range's last budget.
+    pub design: Design,
+}
+
+/// A finished search.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CodesignResult {
+    pub model: String,
+    pub npus: u32,
+    pub hbm_gb: f64,
+    /// The budgets of the front, ascending.
+    pub budgets: Vec<f64>,
+    /// The budget of the ranked table.
+    pub rank_budget_usd: f64,
+    /// Shapes searched.
+    pub shapes: usize,
+    /// Candidates (parallelism, micro-batch, shape, order), those that do not fit in memory
+    /// included.
+    pub candidates: usize,
+    /// Candidates whose bandwidths were optimized.
+    pub evaluated: usize,
+    /// Candidates not optimized, and why.
+    pub pruned: usize,
+    pub pruned_by: Pruned,
+    /// The fastest design at the ranking budget.
+    pub best: Option<Design>,
+    /// The fastest design at each budget some design meets.
+    pub front: Vec<Design>,
+    pub winners: Vec<Winner>,
+    /// The fastest designs at the ranking budget, at most [`RANKED`].
+    pub ranked: Vec<Design>,
 }
 
 /// `LB(X)`: the compute time plus, per pattern, the larger of its largest latency and its time
@@ -750,7 +814,7 @@ mod tests {
             assert!(d.memory_gb <= 80.0);
             assert_eq!(d.tp * d.pp * d.dp, 4096);
             // The Scenario of this design, optimized on its own, gives the same time.
-            let choice = CodesignRun::choice_of(d).unwrap();
+            let choice = d.choice().unwrap();
             let sc = scenario_of(&s.model, &choice, &shape, &s.costs, Some(d.budget_usd)).unwrap();
             let sol = solve(&compile(&sc).unwrap(), &SolveOptions::default()).unwrap();
             assert!(

@@ -332,7 +332,9 @@ impl Scenario {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("a Scenario always serializes")
+        // Compact, then laid out: the app's wasm then needs only the compact serializer.
+        let compact = serde_json::to_vec(self).expect("a Scenario always serializes");
+        crate::format::pretty_json(&String::from_utf8(compact).expect("JSON is UTF-8"))
     }
 
     pub fn from_json(text: &str) -> Result<Scenario, serde_json::Error> {

@@ -1,0 +1,233 @@
+//! What the Co-design view asks, as plain data: it is what the view's fields hold, what a
+//! permalink carries, and how it becomes a search of the design's cost tiers (and shape).
+
+use super::candidate::{scenario_of, Design};
+use super::preset::ModelPreset;
+use super::search::{CodesignError, CodesignSetup, ShapeSpace};
+use crate::model::memory::MemoryOptions;
+use crate::model::network::{Dim, Network};
+use crate::model::scenario::Scenario;
+use crate::optimize::shape_run::layouts_for;
+use crate::optimize::sweep::budget_range;
+use serde::{Deserialize, Serialize};
+
+/// Budgets of the view's front (as the speed target: 17).
+pub const VIEW_BUDGETS: u32 = 17;
+
+/// The Co-design view's question.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CodesignInputs {
+    /// A preset key (`gpt3-175b`, ...).
+    pub model: String,
+    pub npus: u32,
+    pub hbm_gb: f64,
+    /// The budgets of the front: `budgets` log-spaced from `lo_usd` to `hi_usd`; the ranked table
+    /// is at their geometric middle.
+    pub lo_usd: f64,
+    pub hi_usd: f64,
+    pub budgets: u32,
+    /// Search the design's own shape only (else every shape within the tier limits).
+    #[serde(default)]
+    pub own_shape: bool,
+}
+
+/// The view's typed fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputField {
+    Npus,
+    HbmGb,
+    LoUsd,
+    HiUsd,
+}
+
+impl InputField {
+    pub const ALL: [InputField; 4] = [
+        InputField::Npus,
+        InputField::HbmGb,
+        InputField::LoUsd,
+        InputField::HiUsd,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            InputField::Npus => "NPUs",
+            InputField::HbmGb => "HBM GB per NPU",
+            InputField::LoUsd => "budgets from $",
+            InputField::HiUsd => "to $",
+        }
+    }
+
+    pub fn testid(self) -> &'static str {
+        match self {
+            InputField::Npus => "codesign-npus",
+            InputField::HbmGb => "codesign-hbm",
+            InputField::LoUsd => "codesign-lo",
+            InputField::HiUsd => "codesign-hi",
+        }
+    }
+}
+
+impl CodesignInputs {
+    /// The text a field shows.
+    pub fn text(&self, field: InputField) -> String {
+        match field {
+            InputField::Npus => self.npus.to_string(),
+            InputField::HbmGb => self.hbm_gb.to_string(),
+            InputField::LoUsd => format!("{:.0}", self.lo_usd),
+            InputField::HiUsd => format!("{:.0}", self.hi_usd),
+        }
+    }
+
+    /// Read what was typed in `field`; a bad value is refused with the reason, the rest kept.
+    pub fn set(&mut self, field: InputField, text: &str) -> Result<(), String> {
+        let t = text.trim();
+        let bad = |what: &str| format!("{}: expected {what}, got \"{t}\"", field.label());
+        let positive = || {
+            t.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v > 0.0)
+                .ok_or_else(|| bad("a positive number"))
+        };
+        match field {
+            InputField::Npus => {
+                self.npus = t
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n >= 2)
+                    .ok_or_else(|| bad("a whole number of at least 2"))?
+            }
+            InputField::HbmGb => self.hbm_gb = positive()?,
+            InputField::LoUsd => self.lo_usd = positive()?,
+            InputField::HiUsd => self.hi_usd = positive()?,
+        }
+        Ok(())
+    }
+
+    /// GPT-3 175B on the design's NPUs with 80 GB of HBM, budgets from 1/8 to 8 times
+    /// `budget_usd` (the design's budget, or its optimum's cost).
+    pub fn around(sc: &Scenario, budget_usd: f64) -> CodesignInputs {
+        CodesignInputs {
+            model: ModelPreset::Gpt3.key().into(),
+            npus: sc.network.total_npus().unwrap_or(4096),
+            hbm_gb: 80.0,
+            lo_usd: budget_usd / 8.0,
+            hi_usd: budget_usd * 8.0,
+            budgets: VIEW_BUDGETS,
+            own_shape: false,
+        }
+    }
+
+    pub fn preset(&self) -> Result<ModelPreset, CodesignError> {
+        ModelPreset::parse(&self.model)
+            .ok_or_else(|| CodesignError::UnknownModel(self.model.clone()))
+    }
+
+    /// The budget of the ranked table.
+    pub fn rank_budget(&self) -> f64 {
+        (self.lo_usd * self.hi_usd).sqrt()
+    }
+
+    /// The search these inputs ask for, on the cost tiers (and, with `own_shape`, the shape) of
+    /// `base`.
+    pub fn setup(&self, base: &Scenario) -> Result<CodesignSetup, CodesignError> {
+        let p = self.preset()?;
+        if !(self.lo_usd > 0.0 && self.hi_usd >= self.lo_usd && self.hi_usd.is_finite()) {
+            return Err(CodesignError::BadBudget(if self.lo_usd > 0.0 {
+                self.hi_usd
+            } else {
+                self.lo_usd
+            }));
+        }
+        if !(1..=64).contains(&self.budgets) {
+            return Err(CodesignError::BudgetCount(self.budgets));
+        }
+        Ok(CodesignSetup {
+            model: p.transformer(),
+            memory: MemoryOptions {
+                vocab: p.vocab(),
+                ..MemoryOptions::default()
+            },
+            npus: self.npus,
+            hbm_gb: self.hbm_gb,
+            costs: base.costs.clone(),
+            shapes: if self.own_shape {
+                ShapeSpace::Fixed(base.network.clone())
+            } else {
+                ShapeSpace::WithinLimits(layouts_for(base))
+            },
+            budgets: budget_range(self.lo_usd, self.hi_usd, self.budgets as usize),
+            rank_budget: Some(self.rank_budget()),
+        })
+    }
+}
+
+impl CodesignInputs {
+    /// The design view's scenario for `design`, found by a search of these inputs on `base`:
+    /// its network, workload and mapping on `base`'s cost tiers, the budget it was optimized at,
+    /// the latency term on.
+    pub fn design_scenario(&self, base: &Scenario, design: &Design) -> Option<Scenario> {
+        let model = self.preset().ok()?.transformer();
+        let shape = Network {
+            dims: design
+                .shape
+                .iter()
+                .map(|d| Dim {
+                    topology: d.topology,
+                    npus: d.npus,
+                    tier: d.tier.clone(),
+                    latency_ns: 0.0,
+                })
+                .collect(),
+        };
+        scenario_of(
+            &model,
+            &design.choice()?,
+            &shape,
+            &base.costs,
+            Some(design.budget_usd),
+        )
+        .ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codesign::CodesignRun;
+    use crate::optimize::{compile, solve, SolveOptions};
+    use crate::presets;
+
+    #[test]
+    fn the_views_question_searches_and_loads_a_design_that_keeps_its_time() {
+        let base = presets::default_scenario();
+        let mut inputs = CodesignInputs::around(&base, 1e7);
+        inputs.budgets = 3;
+        let setup = inputs.setup(&base).unwrap();
+        assert_eq!(setup.npus, 4096);
+        // 3 budgets and the ranked table's, 1e7, in their middle.
+        let run = CodesignRun::new(&setup).unwrap().run();
+        assert_eq!(run.budgets.len(), 3);
+        assert!((run.rank_budget - 1e7).abs() < 1e-3);
+        let best = run.best().unwrap();
+        let sc = inputs.design_scenario(&base, &best).unwrap();
+        sc.validate().unwrap();
+        let sol = solve(&compile(&sc).unwrap(), &SolveOptions::default()).unwrap();
+        assert!((sol.time_ns - best.time_ns).abs() <= 2e-6 * best.time_ns);
+        // The design's own shape only.
+        inputs.own_shape = true;
+        let run = CodesignRun::new(&inputs.setup(&base).unwrap()).unwrap();
+        assert_eq!(run.shapes, vec![base.network.clone()]);
+        assert_eq!(inputs.text(InputField::HiUsd), "80000000");
+        assert!(inputs
+            .set(InputField::Npus, "1")
+            .unwrap_err()
+            .contains("at least 2"));
+        inputs.set(InputField::HbmGb, " 40 ").unwrap();
+        assert_eq!(inputs.hbm_gb, 40.0);
+        inputs.model = "gpt9".into();
+        assert_eq!(
+            inputs.setup(&base).unwrap_err().to_string(),
+            "unknown model \"gpt9\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)"
+        );
+    }
+}

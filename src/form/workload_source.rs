@@ -7,6 +7,7 @@ use crate::model::astra_text;
 use crate::model::builder::{DpCollective, Transformer};
 use crate::model::communicator::{Communicator, Parallelism};
 use crate::model::libra_files::communicator_from_yaml;
+use crate::model::memory::{memory_per_npu, MemoryOptions, MemoryPerNpu, GPT3_VOCAB};
 use crate::model::network::Network;
 use crate::model::scenario::WorkloadSpec;
 
@@ -19,7 +20,7 @@ pub struct TransformerForm {
 }
 
 /// The builder's fields: label with unit and valid range, as the form shows them.
-pub const TRANSFORMER_FIELDS: [&str; 13] = [
+pub const TRANSFORMER_FIELDS: [&str; 15] = [
     "layers (≥ 1, a multiple of PP)",
     "hidden size h",
     "FFN size",
@@ -33,7 +34,12 @@ pub const TRANSFORMER_FIELDS: [&str; 13] = [
     "TP",
     "PP",
     "DP",
+    "HBM per NPU, GB (the design must fit)",
+    "vocabulary (the first stage's embedding)",
 ];
+
+/// The HBM the builder starts with, GB per NPU (an 80 GB accelerator).
+pub const DEFAULT_HBM_GB: f64 = 80.0;
 
 impl TransformerForm {
     pub fn of(t: &Transformer) -> TransformerForm {
@@ -54,6 +60,7 @@ impl TransformerForm {
             .map(u32::to_string)
             .chain([t.peak_tflops.to_string(), t.efficiency.to_string()])
             .chain([p.tp, p.pp, p.dp].iter().map(u32::to_string))
+            .chain([DEFAULT_HBM_GB.to_string(), GPT3_VOCAB.to_string()])
             .collect(),
             dp_collective: t.dp_collective,
         }
@@ -104,14 +111,53 @@ impl TransformerForm {
         })
     }
 
-    /// The workload this transformer gives on `net`.
-    pub fn build(&self, net: &Network) -> Result<WorkloadSpec, String> {
+    /// The HBM per NPU (GB) and the memory options typed.
+    pub fn memory(&self) -> Result<(f64, MemoryOptions), String> {
+        let text = |i: usize| self.values.get(i).map_or("", |s| s.trim());
+        let hbm = text(13)
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .ok_or_else(|| {
+                format!(
+                    "{}: expected a positive number, got \"{}\"",
+                    TRANSFORMER_FIELDS[13],
+                    text(13)
+                )
+            })?;
+        let vocab = text(14).parse::<u64>().map_err(|_| {
+            format!(
+                "{}: expected a whole number, got \"{}\"",
+                TRANSFORMER_FIELDS[14],
+                text(14)
+            )
+        })?;
+        Ok((
+            hbm,
+            MemoryOptions {
+                vocab,
+                ..MemoryOptions::default()
+            },
+        ))
+    }
+
+    /// The workload this transformer gives on `net`, with the memory one NPU needs, or why it
+    /// cannot be built (a design that does not fit its HBM says by how much).
+    pub fn build(&self, net: &Network) -> Result<(WorkloadSpec, MemoryPerNpu), String> {
         let t = self.read()?;
+        let (hbm, opts) = self.memory()?;
+        let memory = memory_per_npu(&t, &opts);
+        memory.fits(hbm).map_err(|e| {
+            format!(
+                "TP {} x PP {} x DP {} does not fit: it {e}",
+                t.parallelism.tp, t.parallelism.pp, t.parallelism.dp
+            )
+        })?;
         let mut spec = t.build(net).map_err(|e| e.to_string())?;
         if !t.name.is_empty() {
             spec.name = t.name;
         }
-        Ok(spec)
+        Ok((spec, memory))
     }
 }
 
@@ -184,7 +230,30 @@ mod tests {
         let f = TransformerForm::of(&t);
         assert_eq!(f.read(), Ok(t.clone()));
         let net = presets::libra_4d_network();
-        let spec = f.build(&net).unwrap();
+        let (spec, memory) = f.build(&net).unwrap();
+        // TP 16 x DP 256 of GPT-3 at micro-batch 1, by hand: 10,910,233,344 parameters per NPU
+        // (12 h^2 96 / 16 + 50,257 h / 16), 4 bytes each of weight and gradient, 12 / 256 of
+        // optimizer state, and 34 s h / 16 bytes of activations for each of 96 layers, one
+        // micro-batch in flight: 43,640,933,376 + 511,417,188 + 5,133,828,096 B.
+        assert_eq!(memory.total_bytes, 49_286_178_660.0);
+        let mut small = f.clone();
+        small.values[13] = "40".into();
+        assert_eq!(
+            small.build(&net).unwrap_err(),
+            format!(
+                "TP 16 x PP 1 x DP 256 does not fit: it {}",
+                memory.fits(40.0).unwrap_err()
+            )
+        );
+        assert!(small
+            .build(&net)
+            .unwrap_err()
+            .contains("GB more than the 40 GB of HBM"));
+        small.values[13] = "-1".into();
+        assert!(small
+            .build(&net)
+            .unwrap_err()
+            .starts_with("HBM per NPU, GB"));
         assert_eq!(spec, {
             let mut s = t.build(&net).unwrap();
             s.name = "GPT-3 175B".into();

@@ -17,15 +17,16 @@ fn network_or_message(studio: Studio) -> Result<crate::model::Network, String> {
         .ok_or_else(|| "fix the network's NPU counts first".to_string())
 }
 
-/// Add the workload `result` holds and say so in `message`, or say why not.
+/// Add the workload `result` holds and say so in `message` (with `note` after the layer count),
+/// or say why not.
 fn add_and_report(
     studio: Studio,
     message: RwSignal<Option<Result<String, String>>>,
-    result: Result<crate::model::scenario::WorkloadSpec, String>,
+    result: Result<(crate::model::scenario::WorkloadSpec, String), String>,
 ) {
-    message.set(Some(result.map(|spec| {
+    message.set(Some(result.map(|(spec, note)| {
         let text = format!(
-            "added \"{}\" ({} layers)",
+            "added \"{}\" ({} layers{note})",
             spec.name,
             spec.workload.layers.len()
         );
@@ -43,8 +44,18 @@ pub fn TransformerBuilder(
     let form = RwSignal::new(TransformerForm::of(&Transformer::gpt3()));
     let message = RwSignal::new(None::<Result<String, String>>);
     let add = move |_| {
-        let result =
-            network_or_message(studio).and_then(|net| form.with_untracked(|f| f.build(&net)));
+        let result = network_or_message(studio).and_then(|net| {
+            form.with_untracked(|f| {
+                let hbm = f.memory().map(|m| m.0).unwrap_or_default();
+                f.build(&net).map(|(spec, memory)| {
+                    let note = format!(
+                        "; {:.2} GB per NPU of its {hbm} GB of HBM",
+                        memory.total_bytes / 1e9
+                    );
+                    (spec, note)
+                })
+            })
+        });
         add_and_report(studio, message, result);
     };
     let initial = form.get_untracked();
@@ -122,7 +133,7 @@ fn SourceMessage(
 ) -> impl IntoView {
     move || {
         message.get().map(|m| match m {
-            Ok(text) => view! { <span class="confirm" role="status">{text}</span> }.into_any(),
+            Ok(text) => view! { <span class="confirm" role="status" data-testid="source-message">{text}</span> }.into_any(),
             Err(e) => view! { <span class="field-error" role="alert" data-testid="source-error">{e}</span> }
                 .into_any(),
         })
@@ -150,6 +161,7 @@ pub fn WorkloadImport(
         };
         let result = network_or_message(studio).and_then(|net| {
             import_workload(&name.get_untracked(), &text.get_untracked(), &groups, &net)
+                .map(|spec| (spec, String::new()))
         });
         add_and_report(studio, message, result);
     };

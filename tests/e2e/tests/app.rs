@@ -485,10 +485,24 @@ fn workloads_are_built_from_a_transformer_and_imported_from_astra_sim_text() {
         form.add_spec(
             TransformerForm::of(&Transformer::gpt3())
                 .build(&net)
-                .unwrap(),
+                .unwrap()
+                .0,
         );
         shows(&b, &native(&form.to_scenario().unwrap())).await;
         assert_eq!(b.count("workload-row").await, 2);
+        // It says what one NPU holds; with too little HBM it says by how much it does not fit.
+        assert!(b
+            .text("source-message")
+            .await
+            .contains("49.29 GB per NPU of its 80 GB of HBM"));
+        b.type_into("builder-13", "40").await;
+        b.click("builder-add").await;
+        let e = b.text("source-error").await;
+        assert!(
+            e.contains("does not fit") && e.contains("9.29 GB more than the 40 GB of HBM"),
+            "{e}"
+        );
+        b.type_into("builder-13", "80").await;
         // A bad field says which.
         b.type_into("builder-3", "95").await;
         b.click("builder-add").await;

@@ -227,6 +227,9 @@ struct Wire {
     landscape: Option<(usize, usize)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     tour: Option<usize>,
+    /// The Co-design view's question, as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    codesign: Option<String>,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -313,6 +316,7 @@ impl Wire {
                 .map(|p| Box::new(Wire::of(p, &LinkState::default()))),
             landscape: state.landscape,
             tour: state.tour,
+            codesign: state.codesign.clone(),
         }
     }
 
@@ -352,6 +356,7 @@ impl Wire {
             },
             landscape: self.landscape,
             tour: self.tour,
+            codesign: self.codesign.take(),
         };
         let network = match self.network {
             ByName::Preset(n) => libra_network(&n)?.network(),
@@ -596,6 +601,9 @@ mod tests {
             )),
             landscape: Some((1, 3)),
             tour: Some(2),
+            codesign: Some(
+                serde_json::to_string(&crate::codesign::CodesignInputs::around(&sc, 1e7)).unwrap(),
+            ),
         };
         let link = encode_with(&sc, &state);
         assert_eq!(decode_with(&link).unwrap(), (sc.clone(), state));

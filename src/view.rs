@@ -19,10 +19,18 @@ pub enum View {
     Landscape,
     /// Clos routing of the training traffic.
     Routing,
+    /// Parallelism, shape and bandwidths searched together for a transformer.
+    Codesign,
 }
 
 impl View {
-    pub const ALL: [View; 4] = [View::Design, View::Shapes, View::Landscape, View::Routing];
+    pub const ALL: [View; 5] = [
+        View::Design,
+        View::Shapes,
+        View::Landscape,
+        View::Routing,
+        View::Codesign,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -30,6 +38,7 @@ impl View {
             View::Shapes => "Compare shapes",
             View::Landscape => "Landscape",
             View::Routing => "Routing",
+            View::Codesign => "Co-design",
         }
     }
 
@@ -40,6 +49,7 @@ impl View {
             View::Shapes => "view-shapes",
             View::Landscape => "view-landscape",
             View::Routing => "view-routing",
+            View::Codesign => "view-codesign",
         }
     }
 
@@ -74,6 +84,9 @@ pub struct LinkState {
     pub landscape: Option<(usize, usize)>,
     /// The guided tour's step (0-based), when the tour is open.
     pub tour: Option<usize>,
+    /// The Co-design view's question (`codesign::CodesignInputs` as JSON: the view is a module
+    /// of its own, and the app carries its question without reading it).
+    pub codesign: Option<String>,
 }
 
 #[cfg(test)]
@@ -84,11 +97,12 @@ mod tests {
     fn arrows_move_along_the_tabs_and_wrap_home_and_end_go_to_the_ends() {
         use View::*;
         assert_eq!(tab_after(Design, "ArrowRight"), Some(Shapes));
-        assert_eq!(tab_after(Routing, "ArrowRight"), Some(Design));
-        assert_eq!(tab_after(Design, "ArrowLeft"), Some(Routing));
+        assert_eq!(tab_after(Routing, "ArrowRight"), Some(Codesign));
+        assert_eq!(tab_after(Codesign, "ArrowRight"), Some(Design));
+        assert_eq!(tab_after(Design, "ArrowLeft"), Some(Codesign));
         assert_eq!(tab_after(Landscape, "ArrowUp"), Some(Shapes));
         assert_eq!(tab_after(Shapes, "Home"), Some(Design));
-        assert_eq!(tab_after(Shapes, "End"), Some(Routing));
+        assert_eq!(tab_after(Shapes, "End"), Some(Codesign));
         assert_eq!(tab_after(Shapes, "Enter"), None);
     }
 }

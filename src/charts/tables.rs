@@ -282,6 +282,84 @@ pub fn compare_table(budgets: &[f64], fronts: &[ShapeFront]) -> DataTable {
     DataTable { headers, rows }
 }
 
+/// The co-design's fastest designs at its ranking budget, fastest first.
+pub fn codesign_ranked_table(result: &crate::codesign::CodesignResult) -> DataTable {
+    let mut t = DataTable::new(&[
+        "#",
+        "TP × PP × DP",
+        "micro-batch",
+        "shape",
+        "mapping",
+        "time / iteration",
+        "network cost",
+        "GB per NPU",
+        "GB/s per dimension",
+    ]);
+    for (k, d) in result.ranked.iter().enumerate() {
+        t.rows.push(vec![
+            (k + 1).to_string(),
+            format!("{} × {} × {}", d.tp, d.pp, d.dp),
+            d.micro_batch.to_string(),
+            d.shape_label.clone(),
+            d.mapping.order.clone(),
+            duration_ns(d.time_ns),
+            usd(d.cost_usd),
+            format!("{:.1}", d.memory_gb),
+            d.bw_gbps
+                .iter()
+                .map(|b| format!("{b:.0}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ]);
+    }
+    t
+}
+
+/// The co-design's winner per budget range.
+pub fn codesign_winners_table(result: &crate::codesign::CodesignResult) -> DataTable {
+    let mut t = DataTable::new(&["budgets", "parallelism", "shape", "mapping"]);
+    for w in &result.winners {
+        t.rows.push(vec![
+            if w.from_usd == w.to_usd {
+                usd(w.from_usd)
+            } else {
+                format!("{} – {}", usd(w.from_usd), usd(w.to_usd))
+            },
+            w.design.parallelism_label(),
+            w.design.shape_label.clone(),
+            w.design.mapping.order.clone(),
+        ]);
+    }
+    t
+}
+
+/// The co-design front: the fastest design at each budget.
+pub fn codesign_table(front: &[crate::codesign::Design]) -> DataTable {
+    let mut t = DataTable::new(&[
+        "budget",
+        "training time",
+        "network cost",
+        "parallelism",
+        "shape",
+        "GB/s per dimension",
+    ]);
+    for d in front {
+        t.rows.push(vec![
+            usd(d.budget_usd),
+            duration_ns(d.time_ns),
+            usd(d.cost_usd),
+            d.parallelism_label(),
+            d.shape_label.clone(),
+            d.bw_gbps
+                .iter()
+                .map(|b| gbps(*b))
+                .collect::<Vec<_>>()
+                .join(" / "),
+        ]);
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

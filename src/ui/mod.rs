@@ -4,6 +4,8 @@ mod banners;
 mod browser;
 mod chart_canvas;
 mod chart_table;
+mod codesign_bridge;
+pub mod codesign_module;
 mod constraints_panel;
 mod fields;
 mod landscape_view;
@@ -116,6 +118,26 @@ fn App() -> impl IntoView {
     });
     let view = studio.view;
     let showing = move |v: View| Memo::new(move |_| view.get() == v);
+    // The Co-design view is a module of its own, loaded when first opened; it gets the design
+    // (whenever the view is shown) and gives back its question (for the link) and designs to load.
+    codesign_bridge::listen_app(
+        move |json| studio.codesign.set(Some(json)),
+        move |json| {
+            if let Ok(sc) = crate::model::scenario::Scenario::from_json(&json) {
+                studio.load(&sc);
+                studio.view.set(View::Design);
+            }
+        },
+    );
+    Effect::new(move |_| {
+        if view.get() == View::Codesign {
+            codesign_bridge::set_inputs(studio.codesign.get_untracked().as_deref());
+            studio
+                .parsed
+                .with(|p| codesign_bridge::set_base(p.as_ref().ok()));
+            codesign_bridge::load_module();
+        }
+    });
     let (routing, shapes, landscape) = (
         showing(View::Routing),
         showing(View::Shapes),
@@ -193,6 +215,9 @@ fn App() -> impl IntoView {
                     <LandscapeView studio />
                 </main>
             </Show>
+            <main class="wide-layout" hidden=move || view.get() != View::Codesign>
+                <div id=codesign_bridge::ROOT_ID data-testid="codesign-root"></div>
+            </main>
             <main class="layout" class:hidden=move || view.get() != View::Design>
                 <div class="inputs" data-testid="input-panel">
                     <NetworkPanel studio />
@@ -225,6 +250,9 @@ fn App() -> impl IntoView {
                                 </button>
                                 <button type="button" on:click=move |_| view.set(View::Routing)>
                                     "Route the traffic"
+                                </button>
+                                <button type="button" data-testid="open-codesign" on:click=move |_| view.set(View::Codesign)>
+                                    "Co-design parallelism and network"
                                 </button>
                             </div>
                         </section>

@@ -72,6 +72,8 @@ pub struct Studio {
     pub first_visit: RwSignal<bool>,
     /// The shape comparison (kept while other views are shown).
     pub shapes: ShapeCompare,
+    /// The Co-design view's question (JSON, kept for the link; the view is its own module).
+    pub codesign: RwSignal<Option<String>>,
 }
 
 impl Studio {
@@ -147,6 +149,7 @@ impl Studio {
                 saved.is_none() && fragment.trim_start_matches('#').is_empty(),
             ),
             shapes: ShapeCompare::new(),
+            codesign: RwSignal::new(None),
         };
         studio.show_start(start, state);
         studio
@@ -176,6 +179,7 @@ impl Studio {
         self.pinned.set(state.pinned);
         self.landscape.set(state.landscape);
         self.tour.set(state.tour);
+        self.codesign.set(state.codesign);
         self.layout.update(|v| *v += 1);
     }
 
@@ -274,6 +278,7 @@ impl Studio {
             pinned: self.pinned.get_untracked(),
             landscape: self.landscape.get_untracked(),
             tour: self.tour.get_untracked(),
+            codesign: self.codesign.get_untracked(),
         }
     }
 
@@ -284,6 +289,7 @@ impl Studio {
         self.pinned.track();
         self.landscape.track();
         self.tour.track();
+        self.codesign.track();
     }
 
     /// The current scenario's permalink fragment (with the rest of the app's state), when the form

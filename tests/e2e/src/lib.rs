@@ -59,7 +59,7 @@ pub fn close(v: &str, want: f64) -> bool {
 }
 
 /// The app's views by the key of their tab (`view-<key>`).
-pub const VIEWS: [&str; 4] = ["design", "shapes", "landscape", "routing"];
+pub const VIEWS: [&str; 5] = ["design", "shapes", "landscape", "routing", "codesign"];
 
 /// The sub-path the tests serve the app under, as a GitHub Pages project site would
 /// (`https://owner.github.io/libra-studio/`); the app is served at the root too.
@@ -316,6 +316,7 @@ impl Browser {
             "design" => "result-time-ns",
             "shapes" => "compare-ms",
             "landscape" => "landscape-explain",
+            "codesign" => "codesign-status",
             _ => "route-ms",
         };
         self.wait_value(ready, |v| !v.is_empty()).await;

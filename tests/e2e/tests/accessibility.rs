@@ -101,7 +101,8 @@ fn tabs_front_points_tables_and_announcements_work_without_a_mouse() {
                 ["view-design", "true", 0],
                 ["view-shapes", "false", -1],
                 ["view-landscape", "false", -1],
-                ["view-routing", "false", -1]
+                ["view-routing", "false", -1],
+                ["view-codesign", "false", -1]
             ])
         );
         let design = b.wait_testid("view-design").await;
@@ -109,12 +110,11 @@ fn tabs_front_points_tables_and_announcements_work_without_a_mouse() {
             .send_keys(&char::from(Key::Left).to_string())
             .await
             .unwrap();
-        b.wait_testid("routing-view").await;
+        b.wait_testid("codesign-view").await;
         let focused = b.js("return document.activeElement.dataset.testid;").await;
-        assert_eq!(focused, "view-routing");
-        let routing = b.wait_testid("view-routing").await;
-        routing
-            .send_keys(&char::from(Key::Home).to_string())
+        assert_eq!(focused, "view-codesign");
+        let last = b.wait_testid("view-codesign").await;
+        last.send_keys(&char::from(Key::Home).to_string())
             .await
             .unwrap();
         b.wait_js(

@@ -272,7 +272,7 @@ fn App() -> impl IntoView {
                     >
                         {move || studio.outcome.with(|o| o.solve_ms.map_or("—".into(), |v| format!("{v:.1} ms")))}
                     </span>
-                    " · edit to redraw "
+                    " · edit to all charts redrawn "
                     <span
                         data-testid="redraw-ms"
                         data-value=move || studio.redraw_ms.get().map(|v| v.to_string()).unwrap_or_default()

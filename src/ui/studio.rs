@@ -55,6 +55,8 @@ pub struct Studio {
     pub large_text: RwSignal<bool>,
     /// When the last edit happened (ms, `browser::now_ms`), until the charts have redrawn.
     pub edited_at: StoredValue<Option<f64>>,
+    /// Charts redrawn since the last edit: the edit's time is read when all of them have.
+    pub charts_drawn: StoredValue<usize>,
     pub redraw_ms: RwSignal<Option<f64>>,
     /// The view shown, and what each view holds besides the form: all of it travels in the
     /// permalink too.
@@ -137,6 +139,7 @@ impl Studio {
             viewing_shared: RwSignal::new(false),
             large_text: RwSignal::new(false),
             edited_at: StoredValue::new(None),
+            charts_drawn: StoredValue::new(0),
             redraw_ms: RwSignal::new(None),
             view: RwSignal::new(View::Design),
             route: RwSignal::new(RouteLink::default()),
@@ -226,6 +229,7 @@ impl Studio {
     /// A change typed by the visitor (no re-render of the inputs).
     pub fn edit(&self, f: impl FnOnce(&mut Form)) {
         self.edited_at.set_value(Some(browser::now_ms()));
+        self.charts_drawn.set_value(0);
         self.now_own();
         self.form.update(f);
     }

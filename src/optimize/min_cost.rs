@@ -12,8 +12,9 @@
 //! degree -1), safeguarded by bisection, so a handful of warm solves suffice.
 
 use super::feasible::{analyze, Feasible};
+use super::min_time::min_time;
 use super::problem::Problem;
-use super::solver::{min_time, Solution, SolveError, SolveOptions};
+use super::solution::{Solution, SolveError, SolveOptions};
 use super::time_x_cost::cost_range;
 
 /// The time no bandwidth can beat: compute plus each pattern's largest latency term.

@@ -2,6 +2,7 @@
 //! certificate, and sweep it. Pure Rust.
 
 pub mod barrier;
+pub mod certificate;
 pub mod dense;
 pub mod explain;
 pub mod feasible;
@@ -9,11 +10,13 @@ pub mod landscape;
 pub mod linear;
 pub mod lp;
 pub mod min_cost;
+pub mod min_time;
 mod polish;
 pub mod problem;
 pub mod shape_run;
 pub mod shapes;
 pub mod side_by_side;
+pub mod solution;
 pub mod solver;
 pub mod study;
 pub mod sweep;

@@ -11,8 +11,8 @@
 //! - `R_r . z = rhs_r` for r in R
 
 use super::barrier::Epigraph;
+use super::certificate::Multipliers;
 use super::dense::solve_in_place;
-use super::solver::Multipliers;
 
 /// The active set guessed from a barrier point: the terms whose slack is within a factor of the
 /// smallest slack of their pattern, and the inequality rows with small slack.

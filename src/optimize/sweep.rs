@@ -3,8 +3,9 @@
 
 use super::feasible::{analyze, Feasible};
 use super::linear::Relation;
+use super::min_time::{min_time_warm, Warm};
 use super::problem::Problem;
-use super::solver::{certified, min_time_warm, SolveError, SolveOptions, Warm};
+use super::solution::{certified, SolveError, SolveOptions};
 use serde::Serialize;
 
 /// One design of a front.

@@ -11,8 +11,9 @@
 
 use super::feasible::{analyze, Feasible};
 use super::lp::{solve as lp, LpResult, Row};
+use super::min_time::min_time;
 use super::problem::Problem;
-use super::solver::{min_time, Solution, SolveError, SolveOptions};
+use super::solution::{Solution, SolveError, SolveOptions};
 
 const SCALE: f64 = 1e10;
 

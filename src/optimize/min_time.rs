@@ -1,0 +1,278 @@
+//! Least training time over the feasible bandwidths: the barrier (interior-point) method on the
+//! epigraph form (`barrier.rs`), started from a strictly interior point found by linear
+//! programming (`feasible.rs`), stopped on a certified gap (`certificate.rs`) and finished exactly
+//! on the active set once it has settled (`polish.rs`); warm-started along a sweep.
+
+use super::barrier::Epigraph;
+use super::certificate::{barrier_multipliers, dual_bound, sensitivities, Multipliers};
+use super::feasible::Feasible;
+use super::linear::Relation;
+use super::lp::{self, LpResult, Row};
+use super::polish::{guess_active, polish};
+use super::problem::Problem;
+use super::solution::{solution, Solution, SolveError, SolveOptions};
+
+/// The epigraph of `problem` over the rows of `feasible`, with every B_d > 0 as a row.
+pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
+    let dims = problem.dims;
+    let pats = problem.patterns.len();
+    let n = dims + pats;
+    let mut ep = Epigraph::new(dims, &problem.patterns);
+    for r in &feasible.rows {
+        let pad = |sign: f64| {
+            let mut a: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
+            a.resize(n, 0.0);
+            (a, sign * r.rhs)
+        };
+        match r.rel {
+            Relation::Le => ep.g.push(pad(1.0)),
+            Relation::Ge => ep.g.push(pad(-1.0)),
+            Relation::Eq => ep.e.push((r.coeffs.clone(), r.rhs)),
+        }
+    }
+    for d in 0..dims {
+        let mut a = vec![0.0; n];
+        a[d] = -1.0;
+        ep.g.push((a, 0.0));
+    }
+    ep
+}
+
+/// The outcome of the barrier method: the point, its multipliers and the certified bounds (in the
+/// epigraph's normalized units).
+struct Run {
+    z: Vec<f64>,
+    mult: Multipliers,
+    up: f64,
+    low: f64,
+    steps: usize,
+    /// `z0` and every center.
+    path: Vec<Vec<f64>>,
+}
+
+/// Run the barrier method from `z0` until the certified gap of `c.z + offset` is below `rel_gap`.
+/// `true_objective` maps a point to the objective value actually reported (its upper bound).
+fn run(
+    ep: &Epigraph,
+    z0: Vec<f64>,
+    offset: f64,
+    upper: &dyn Fn(usize) -> Option<f64>,
+    opts: &SolveOptions,
+    true_objective: &dyn Fn(&[f64]) -> f64,
+) -> Result<Run, SolveError> {
+    let m = ep.m() as f64;
+    let f0: f64 = ep.c.iter().zip(&z0).map(|(c, z)| c * z).sum::<f64>();
+    let mut tau = m / f0.abs().max(1e-12);
+    let mut path = vec![z0.clone()];
+    let mut z = z0;
+    let mut steps = 0;
+    let mut best: Option<Run> = None;
+    let gap_of = |up: f64, low: f64| (up - low) / up.abs().max(f64::MIN_POSITIVE);
+    for _ in 0..60 {
+        let left = opts.max_newton_steps.saturating_sub(steps).max(1);
+        let cen = ep
+            .center(z.clone(), tau, left.min(200))
+            .ok_or_else(|| SolveError::Numerical("singular Newton system".into()))?;
+        steps += cen.newton_steps;
+        path.push(cen.z.clone());
+        let up = true_objective(&cen.z);
+        let mult = barrier_multipliers(ep, &cen, tau);
+        let low = (dual_bound(ep, &mult, &cen.z, upper) + offset).min(up);
+        let gap = gap_of(up, low);
+        // Once the active set has settled, finish exactly on it.
+        if gap <= 0.01 {
+            let (terms, rows) = guess_active(ep, &cen.z);
+            if let Some((zp, mp)) = polish(ep, &cen.z, &mult, terms, rows) {
+                let up_p = true_objective(&zp);
+                let low_p = (dual_bound(ep, &mp, &zp, upper) + offset).min(up_p);
+                if gap_of(up_p, low_p) <= opts.rel_gap && gap_of(up_p, low_p) <= gap {
+                    return Ok(Run {
+                        z: zp,
+                        mult: mp,
+                        up: up_p,
+                        low: low_p,
+                        steps,
+                        path,
+                    });
+                }
+            }
+        }
+        z = cen.z.clone();
+        let done = gap <= opts.rel_gap || steps >= opts.max_newton_steps || tau > 1e15;
+        if best.as_ref().is_none_or(|b| up - low < b.up - b.low) {
+            best = Some(Run {
+                z: cen.z,
+                mult,
+                up,
+                low,
+                steps,
+                path: Vec::new(),
+            });
+        }
+        if done {
+            break;
+        }
+        tau *= 10.0;
+    }
+    let mut best = best.expect("at least one centering");
+    best.steps = steps;
+    best.path = path;
+    Ok(best)
+}
+
+fn start_t(problem: &Problem, bw: &[f64], margin: f64) -> Vec<f64> {
+    problem
+        .patterns
+        .iter()
+        .map(|p| {
+            let h = p.time(bw).0;
+            h * (1.0 + margin) + 1e-9
+        })
+        .collect()
+}
+
+/// Minimize the training time over the feasible set, starting from `start` if it is strictly inside.
+pub fn min_time(
+    problem: &Problem,
+    feasible: &Feasible,
+    start: Option<&[f64]>,
+    opts: &SolveOptions,
+) -> Result<Solution, SolveError> {
+    min_time_warm(problem, feasible, start, None, opts).map(|(s, _)| s)
+}
+
+/// An optimum with its multipliers in objective units (ns), to warm-start a nearby problem with the
+/// same rows (the next budget of a sweep).
+#[derive(Clone, Debug)]
+pub(crate) struct Warm {
+    bw: Vec<f64>,
+    mult: Multipliers,
+}
+
+/// `min_time`, first trying the active set of `warm` directly (no barrier iterations when it is
+/// still optimal, which the certificate decides), and returning the warm start for the next problem.
+pub(crate) fn min_time_warm(
+    problem: &Problem,
+    feasible: &Feasible,
+    start: Option<&[f64]>,
+    warm: Option<&Warm>,
+    opts: &SolveOptions,
+) -> Result<(Solution, Warm), SolveError> {
+    let busy: Vec<usize> = (0..problem.dims).filter(|&d| !problem.idle[d]).collect();
+    if let Some(d) = feasible.first_unbounded(&busy) {
+        return Err(SolveError::Unbounded { dim: d + 1 });
+    }
+    let mut ep = epigraph(problem, feasible);
+    let start = start.or(warm.map(|w| w.bw.as_slice()));
+    // A start is used when it is inside and no slower than the interior point: a design from a
+    // far-away budget of a sweep would set the barrier's scale orders of magnitude off.
+    let b0: Vec<f64> = match start {
+        Some(s)
+            if strictly_inside(&ep, s) && problem.time(s) <= problem.time(&feasible.interior) =>
+        {
+            s.to_vec()
+        }
+        _ => feasible.interior.clone(),
+    };
+    let comm0: f64 = problem.time(&b0) - problem.compute_ns;
+    let scale = comm0.max(1e-30);
+    for (p, pat) in problem.patterns.iter().enumerate() {
+        ep.c[problem.dims + p] = pat.weight / scale;
+    }
+    let compute = problem.compute_ns / scale;
+    let truth = |z: &[f64]| problem.time(&z[..problem.dims]) / scale;
+    let upper = |d| feasible.upper(d);
+    let finish = |z: &[f64], mult: Multipliers, low: f64, steps: usize| {
+        let bw = least_idle(problem, feasible, &z[..problem.dims]);
+        let mut sol = solution(problem, bw, false, low * scale, steps);
+        sol.sensitivity = sensitivities(feasible, &mult, scale);
+        let warm = Warm {
+            bw: z[..problem.dims].to_vec(),
+            mult: mult.scaled(scale),
+        };
+        (sol, warm)
+    };
+    if let Some(w) = warm.filter(|w| {
+        w.bw.len() == problem.dims
+            && w.mult.lambda.len() == ep.terms.len()
+            && w.mult.nu.len() == ep.g.len()
+            && w.mult.eta.len() == ep.e.len()
+    }) {
+        let mut z = w.bw.clone();
+        z.extend(start_t(problem, &w.bw, 0.0));
+        let mult = w.mult.scaled(1.0 / scale);
+        let terms = mult.lambda.iter().map(|l| *l > 0.0).collect();
+        let rows = mult.nu.iter().map(|v| *v > 0.0).collect();
+        if let Some((zp, mp)) = polish(&ep, &z, &mult, terms, rows) {
+            let up = truth(&zp);
+            let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
+            if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
+                let (mut sol, warm) = finish(&zp, mp, low, 0);
+                sol.path = vec![w.bw.clone(), sol.bw_gbps.clone()];
+                return Ok((sol, warm));
+            }
+        }
+    }
+    let mut z0 = b0.clone();
+    z0.extend(start_t(problem, &b0, 0.1));
+    let r = run(&ep, z0, compute, &upper, opts, &truth)?;
+    let (mut sol, warm) = finish(&r.z, r.mult, r.low, r.steps);
+    sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
+    sol.path.push(sol.bw_gbps.clone());
+    Ok((sol, warm))
+}
+
+/// Dimensions without traffic do not change the time, so their bandwidth is set to the least the
+/// constraints allow with the busy dimensions at `bw` (an LP on the sum of idle bandwidths), moved
+/// 0.1% of the way back towards `bw` so that it stays positive when that least value is 0.
+fn least_idle(problem: &Problem, feasible: &Feasible, bw: &[f64]) -> Vec<f64> {
+    let dims = problem.dims;
+    if !problem.idle.iter().any(|i| *i) {
+        return bw.to_vec();
+    }
+    let mut rows: Vec<Row> = feasible
+        .rows
+        .iter()
+        .map(|r| Row {
+            a: r.coeffs.clone(),
+            rel: r.rel,
+            b: r.rhs,
+        })
+        .collect();
+    for d in (0..dims).filter(|&d| !problem.idle[d]) {
+        let mut a = vec![0.0; dims];
+        a[d] = 1.0;
+        rows.push(Row {
+            a,
+            rel: Relation::Eq,
+            b: bw[d],
+        });
+    }
+    let c: Vec<f64> = problem
+        .idle
+        .iter()
+        .map(|&i| if i { 1.0 } else { 0.0 })
+        .collect();
+    match lp::solve(&c, &rows) {
+        LpResult::Optimal { x, .. } => (0..dims)
+            .map(|d| match problem.idle[d] {
+                true => x[d] + 1e-3 * (bw[d] - x[d]).max(0.0),
+                false => bw[d],
+            })
+            .collect(),
+        // Rounding in the fixed rows: keep the solver's (feasible) point.
+        _ => bw.to_vec(),
+    }
+}
+
+fn strictly_inside(ep: &Epigraph, b: &[f64]) -> bool {
+    b.len() == ep.dims
+        && b.iter().all(|x| *x > 0.0 && x.is_finite())
+        && ep.g.iter().all(|r| {
+            r.1 - r.0.iter().zip(b).map(|(a, x)| a * x).sum::<f64>() > 1e-12 * r.1.abs().max(1.0)
+        })
+        && ep.e.iter().all(|r| {
+            (r.0.iter().zip(b).map(|(a, x)| a * x).sum::<f64>() - r.1).abs()
+                <= 1e-12 * r.1.abs().max(1.0)
+        })
+}

@@ -3,6 +3,7 @@
 //! The core (`model`, `optimize`, `routing`, `permalink`, `presets`, `charts`, `format`, `session`, `view`) is plain Rust and builds
 //! natively; `ui` is the Leptos app (wasm32 only) and `cli` the command line (native only).
 
+pub mod analysis;
 pub mod charts;
 pub mod codesign;
 pub mod form;

@@ -2,8 +2,8 @@
 //! then the Pareto front, the landscape and the shape comparison. Each step names the view it shows
 //! and says what to look at, with the study's own numbers.
 
+use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
-use crate::optimize::study::Study;
 use crate::view::View;
 
 /// One step of the tour.
@@ -101,7 +101,7 @@ pub fn tour_steps(study: &Study) -> Vec<TourStep> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::study;
+    use crate::analysis::study::study;
     use crate::presets;
 
     #[test]

@@ -2,10 +2,10 @@
 //! logic through the core: random links, saved states and form edits, each case within a time
 //! budget, never a panic, never the visitor's saved scenario lost (issue 14).
 
+use libra_studio::analysis::study::study;
 use libra_studio::form::Form;
 use libra_studio::model::scenario::Scenario;
 use libra_studio::model::workload::{Collective, Layer, Phase, Workload};
-use libra_studio::optimize::study::study;
 use libra_studio::permalink::{
     decode, decode_saved, encode, encode_link, encode_with, PermalinkError, MAX_JSON_BYTES,
 };

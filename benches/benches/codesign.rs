@@ -3,9 +3,9 @@
 //! budgets, in at most 0.5 s natively.
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use libra_studio::analysis::shapes::libra_layouts;
 use libra_studio::codesign::{CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
 use libra_studio::model::memory::MemoryOptions;
-use libra_studio::optimize::shapes::libra_layouts;
 use libra_studio::optimize::sweep::budget_range;
 use libra_studio::presets;
 use std::hint::black_box;

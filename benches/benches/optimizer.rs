@@ -2,8 +2,8 @@
 //! native), a 64-point Pareto front (<= 1 ms), compile of a 100,000-layer workload (< 50 ms).
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use libra_studio::analysis::shapes;
 use libra_studio::model::scenario::Scenario;
-use libra_studio::optimize::shapes;
 use libra_studio::optimize::sweep::{budget_range, pareto};
 use libra_studio::optimize::{compile, solve, SolveOptions};
 use libra_studio::presets;
@@ -37,10 +37,10 @@ fn benches(c: &mut Criterion) {
         |b| b.iter(|| shapes::compare(&base, black_box(&all), &few, 1.0, &opts)),
     );
 
-    let study = libra_studio::optimize::study::study(&presets::default_scenario()).unwrap();
+    let study = libra_studio::analysis::study::study(&presets::default_scenario()).unwrap();
     c.bench_function("landscape of d1 x d2, 32 x 32 solves", |b| {
         b.iter(|| {
-            libra_studio::optimize::landscape::landscape(black_box(&study), 0, 1, 32).unwrap()
+            libra_studio::analysis::landscape::landscape(black_box(&study), 0, 1, 32).unwrap()
         })
     });
 

@@ -4,8 +4,8 @@
 
 use super::front::{axis_points, nice_log_points, short_usd, trimmed};
 use super::{palette, ChartStyle};
-use crate::optimize::shape_run::ShapeRun;
-use crate::optimize::shapes::{envelope, winners};
+use crate::analysis::shape_run::ShapeRun;
+use crate::analysis::shapes::{envelope, winners};
 use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -157,7 +157,7 @@ mod tests {
     fn draws_a_partial_and_a_finished_run() {
         let mut run = ShapeRun::new(
             &presets::default_scenario(),
-            &crate::optimize::shape_run::CompareSetup::default(),
+            &crate::analysis::shape_run::CompareSetup::default(),
         )
         .unwrap();
         let mut svg = String::new();

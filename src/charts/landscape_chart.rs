@@ -4,7 +4,7 @@
 
 use super::front::trimmed;
 use super::{palette, ChartStyle};
-use crate::optimize::landscape::Landscape;
+use crate::analysis::landscape::Landscape;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -169,8 +169,8 @@ pub fn draw_landscape<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::landscape::landscape;
-    use crate::optimize::study::study;
+    use crate::analysis::landscape::landscape;
+    use crate::analysis::study::study;
     use crate::presets;
 
     #[test]

@@ -5,7 +5,7 @@ use super::{
     draw_bw_bars, draw_cost_bars, draw_front, draw_time_bars, BwBar, ChartStyle, CostBar, Design,
     FrontChart, TimeBar,
 };
-use crate::optimize::study::Study;
+use crate::analysis::study::Study;
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
 
@@ -175,7 +175,7 @@ pub fn chart_svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::{study, FRONT_POINTS};
+    use crate::analysis::study::{study, FRONT_POINTS};
     use crate::presets;
 
     #[test]

@@ -2,10 +2,10 @@
 //! screen readers and for anyone who would rather read the values than the pixels.
 
 use super::study_charts::StudyChart;
+use crate::analysis::landscape::Landscape;
+use crate::analysis::shapes::ShapeFront;
+use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
-use crate::optimize::landscape::Landscape;
-use crate::optimize::shapes::ShapeFront;
-use crate::optimize::study::Study;
 use crate::routing::study::RouteStudy;
 
 /// A table of strings: a header row and the rows under it.
@@ -363,7 +363,7 @@ pub fn codesign_table(front: &[crate::codesign::Design]) -> DataTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::study;
+    use crate::analysis::study::study;
     use crate::presets;
     use crate::routing::study::{route_study, RoutePreset};
 
@@ -430,7 +430,7 @@ mod tests {
     #[test]
     fn the_landscape_table_is_its_grid_top_row_first() {
         let s = study(&presets::default_scenario()).unwrap();
-        let l = crate::optimize::landscape::landscape(&s, 0, 1, 8).unwrap();
+        let l = crate::analysis::landscape::landscape(&s, 0, 1, 8).unwrap();
         let t = landscape_table(&l, "d1", "d2");
         assert_eq!(t.headers.len(), l.xs.len() + 1);
         assert_eq!(t.rows.len(), l.ys.len());

@@ -4,6 +4,8 @@
 use super::args::{ArgError, Args};
 use super::optimize::{budget_list, positive};
 use super::Failure;
+use crate::analysis::shape_run::parse_shape;
+use crate::analysis::shapes::libra_layouts;
 use crate::codesign::{scenario_of, Choice, CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
 use crate::model::builder::Transformer;
 use crate::model::communicator::{LayOrder, Parallelism};
@@ -11,8 +13,6 @@ use crate::model::cost::CostModel;
 use crate::model::libra_files::cost_model_from_yaml;
 use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::network::Network;
-use crate::optimize::shape_run::parse_shape;
-use crate::optimize::shapes::libra_layouts;
 use crate::presets;
 use serde_json::json;
 

@@ -4,10 +4,10 @@
 use super::candidate::{scenario_of, Design};
 use super::preset::ModelPreset;
 use super::search::{CodesignError, CodesignSetup, ShapeSpace};
+use crate::analysis::shape_run::layouts_for;
 use crate::model::memory::MemoryOptions;
 use crate::model::network::{Dim, Network};
 use crate::model::scenario::Scenario;
-use crate::optimize::shape_run::layouts_for;
 use crate::optimize::sweep::budget_range;
 use serde::{Deserialize, Serialize};
 

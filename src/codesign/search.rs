@@ -17,13 +17,13 @@
 //! a stepper (`step(n)` candidates at a time) so that a page can show progress and cancel.
 
 use super::candidate::{communicator_of, scenario_from_layers, Choice, Design, MappingOut};
+use crate::analysis::shapes::{enumerate, DimKind};
 use crate::model::builder::{BuildError, Transformer};
 use crate::model::communicator::{LayOrder, Parallelism};
 use crate::model::cost::CostModel;
 use crate::model::memory::{MemoryOptions, MemoryPerNpu};
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::WorkloadSpec;
-use crate::optimize::shapes::{enumerate, DimKind};
 use crate::optimize::sweep::{pareto, FrontPoint};
 use crate::optimize::{compile, Problem, SolveOptions};
 
@@ -698,9 +698,9 @@ fn groups_of(setup: &CodesignSetup) -> Result<Vec<Group>, CodesignError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::shapes::libra_layouts;
     use crate::codesign::candidate::scenario_of;
     use crate::codesign::ModelPreset;
-    use crate::optimize::shapes::libra_layouts;
     use crate::optimize::solve;
     use crate::presets;
 

@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn a_front_point_loads_as_the_time_optimum_at_its_budget() {
-        use crate::optimize::study::study;
+        use crate::analysis::study::study;
         let mut f = default_form();
         let s = study(&f.to_scenario().unwrap()).unwrap();
         let p = s.front.as_ref().unwrap().points[10].clone();

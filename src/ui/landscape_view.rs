@@ -1,15 +1,15 @@
 //! The landscape view: pick two dimensions and see the training time over their bandwidths (the
 //! other dimensions optimized at each point), the feasible set, the constraints, the uniform split
-//! and the optimizer's path. The computation is `optimize::landscape`.
+//! and the optimizer's path. The computation is `analysis::landscape`.
 
 use super::browser;
 use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
+use crate::analysis::landscape::{Landscape, LandscapeRun, GRID};
 use crate::charts::landscape_chart::draw_landscape;
 use crate::charts::tables::landscape_table;
 use crate::format::duration_ns;
-use crate::optimize::landscape::{Landscape, LandscapeRun, GRID};
 use leptos::prelude::*;
 use std::sync::Arc;
 

@@ -3,10 +3,10 @@
 //! the certified optimality gap. Numbers carry their raw value in `data-value`.
 
 use super::studio::{Outcome, Studio};
+use crate::analysis::explain::{explain_dimensions, explain_results, Explanation};
+use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Objective;
-use crate::optimize::explain::{explain_dimensions, explain_results, Explanation};
-use crate::optimize::study::Study;
 use leptos::prelude::*;
 
 fn metric(
@@ -235,7 +235,7 @@ pub fn ResultsPanel(
             <p class="sr-only" role="status" data-testid="results-announcement">
                 {move || studio.outcome.with(|o| match (&o.problem, &o.study) {
                     (Some(p), _) => p.clone(),
-                    (None, Some(s)) => crate::optimize::explain::summary(s),
+                    (None, Some(s)) => crate::analysis::explain::summary(s),
                     (None, None) => String::new(),
                 })}
             </p>

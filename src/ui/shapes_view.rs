@@ -1,19 +1,19 @@
 //! The shape comparison view: every way to lay the design's NPUs on 2 to 4 dimensions (plus shapes
 //! the visitor types), each optimized at every budget, drawn as fronts with their lower envelope,
 //! the winner per budget range and a ranking at the design's budget. The work
-//! (`optimize::shape_run`) runs a few shapes per animation frame with a progress bar.
+//! (`analysis::shape_run`) runs a few shapes per animation frame with a progress bar.
 
 use super::browser;
 use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
+use crate::analysis::shape_run::{
+    check_shape, layouts_for, parse_shape, CompareSetup, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
+};
 use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
 use crate::charts::tables::compare_table;
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Scenario;
-use crate::optimize::shape_run::{
-    check_shape, layouts_for, parse_shape, CompareSetup, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
-};
 use leptos::prelude::*;
 
 /// Rows of the ranking shown (the design's own shape is always shown too).

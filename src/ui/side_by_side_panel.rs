@@ -1,8 +1,8 @@
 //! The pinned scenario beside the one being edited: what changed, better or worse (the numbers
-//! come from `optimize::side_by_side`; the charts draw the pinned front and optimum too).
+//! come from `analysis::side_by_side`; the charts draw the pinned front and optimum too).
 
 use super::studio::Studio;
-use crate::optimize::side_by_side::side_by_side;
+use crate::analysis::side_by_side::side_by_side;
 use leptos::prelude::*;
 
 #[component]

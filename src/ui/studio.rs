@@ -3,9 +3,9 @@
 
 use super::browser;
 use super::shapes_view::ShapeCompare;
+use crate::analysis::study::{study, Study};
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
-use crate::optimize::study::{study, Study};
 use crate::permalink;
 use crate::routing::study::RouteLink;
 use crate::session::{self, Start};

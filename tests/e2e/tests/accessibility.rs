@@ -5,9 +5,9 @@
 
 use e2e::{run, Browser, VIEWS};
 use fantoccini::key::Key;
+use libra_studio::analysis::explain::summary;
+use libra_studio::analysis::study::study;
 use libra_studio::format::duration_ns;
-use libra_studio::optimize::explain::summary;
-use libra_studio::optimize::study::study;
 use libra_studio::presets;
 use std::time::Duration;
 

@@ -4,9 +4,9 @@
 //! Build first: `make dist` (make test does).
 
 use e2e::{run, Browser};
+use libra_studio::analysis::study::{study, Study};
 use libra_studio::form::Form;
 use libra_studio::model::scenario::{Scenario, TotalBandwidth};
-use libra_studio::optimize::study::{study, Study};
 use libra_studio::presets;
 use std::time::Duration;
 
@@ -433,7 +433,7 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         assert!(csv.starts_with("budget_usd,time_ns,cost_usd,gap,bw1_gbps"));
         assert_eq!(
             csv.lines().count(),
-            libra_studio::optimize::study::FRONT_POINTS + 1
+            libra_studio::analysis::study::FRONT_POINTS + 1
         );
         let (name, json) = file(4);
         assert_eq!(name, "scenario.json");

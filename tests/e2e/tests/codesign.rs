@@ -5,9 +5,9 @@
 //! design view with the time it was ranked at.
 
 use e2e::{run, Browser};
+use libra_studio::analysis::study::study;
 use libra_studio::codesign::{CodesignInputs, CodesignRun};
 use libra_studio::format::duration_ns;
-use libra_studio::optimize::study::study;
 use libra_studio::permalink::decode_with;
 use libra_studio::presets::default_scenario;
 use std::time::Duration;

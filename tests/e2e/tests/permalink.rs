@@ -5,8 +5,8 @@
 //! confirms.
 
 use e2e::{run, Browser};
+use libra_studio::analysis::study::study;
 use libra_studio::model::scenario::{Scenario, TotalBandwidth};
-use libra_studio::optimize::study::study;
 use libra_studio::permalink;
 use libra_studio::presets::{self, LibraNetwork, LibraWorkload};
 use std::time::Duration;

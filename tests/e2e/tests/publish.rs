@@ -4,8 +4,8 @@
 //! description and preview tags; the tab names the scenario.
 
 use e2e::{close, run, Browser, SUB_PATH};
+use libra_studio::analysis::study::study;
 use libra_studio::model::scenario::TotalBandwidth;
-use libra_studio::optimize::study::study;
 use libra_studio::presets;
 use std::time::Duration;
 

@@ -4,8 +4,8 @@
 //! competes for the two cores while it measures (the other binaries run before and after it).
 
 use e2e::{close, run, Browser};
-use libra_studio::optimize::landscape::{landscape, GRID};
-use libra_studio::optimize::study::study;
+use libra_studio::analysis::landscape::{landscape, GRID};
+use libra_studio::analysis::study::study;
 use libra_studio::presets::default_scenario;
 use libra_studio::routing::study::{route_study, RoutePreset};
 use std::time::Duration;

@@ -4,10 +4,10 @@
 //! editing chrome, and one scenario prints on one A4 or Letter page.
 
 use e2e::{run, Browser};
-use libra_studio::optimize::landscape::{landscape, GRID};
-use libra_studio::optimize::shape_run::{CompareSetup, ShapeRun};
-use libra_studio::optimize::side_by_side::side_by_side;
-use libra_studio::optimize::study::study;
+use libra_studio::analysis::landscape::{landscape, GRID};
+use libra_studio::analysis::shape_run::{CompareSetup, ShapeRun};
+use libra_studio::analysis::side_by_side::side_by_side;
+use libra_studio::analysis::study::study;
 use libra_studio::permalink::{decode_with, encode_with};
 use libra_studio::presets::default_scenario;
 use libra_studio::view::{LinkState, View};

@@ -221,7 +221,7 @@ pub fn explain_dimensions(study: &Study) -> Vec<Explanation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::study;
+    use crate::analysis::study::study;
     use crate::presets;
 
     #[test]

@@ -109,7 +109,7 @@ pub fn side_by_side(pinned: &Study, current: &Study) -> Vec<DiffRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::study;
+    use crate::analysis::study::study;
     use crate::presets::{self, LibraNetwork, LibraWorkload};
 
     #[test]

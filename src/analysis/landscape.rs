@@ -3,10 +3,10 @@
 //! scenario's constraints (none where no design has them), with the constraint lines that involve
 //! only `B_i` and `B_j`, the uniform split and the optimizer's path to the optimum.
 
-use super::linear::{LinearConstraint, Relation};
 use super::study::Study;
-use super::{solve, Problem, SolveError, SolveOptions};
 use crate::model::scenario::Objective;
+use crate::optimize::linear::{LinearConstraint, Relation};
+use crate::optimize::{solve, Problem, SolveError, SolveOptions};
 
 /// Grid points per axis in the app.
 pub const GRID: usize = 32;
@@ -229,7 +229,7 @@ impl LandscapeRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::study::study;
+    use crate::analysis::study::study;
     use crate::presets;
 
     #[test]

@@ -4,11 +4,11 @@
 //! and a ranking at the scenario's own budget.
 
 use super::shapes::{enumerate, libra_layouts, problem_front, shape_problem, DimKind, ShapeFront};
-use super::sweep::{budget_range, Front};
-use super::SolveOptions;
-use super::{compile, solve, Problem};
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::Scenario;
+use crate::optimize::sweep::{budget_range, Front};
+use crate::optimize::SolveOptions;
+use crate::optimize::{compile, solve, Problem};
 
 /// Budgets per front; the scenario's own budget is added to them.
 pub const COMPARE_BUDGETS: usize = 16;
@@ -340,7 +340,7 @@ fn uniform_time(problem: &Problem, cost_usd: f64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optimize::shapes::{envelope, winners};
+    use crate::analysis::shapes::{envelope, winners};
     use crate::presets;
 
     #[test]
@@ -376,7 +376,7 @@ mod tests {
         // comparison times every shape), and within a few percent here.
         let mut timed = base.clone();
         timed.model.latency = true;
-        let direct = crate::optimize::study::study(&timed).unwrap();
+        let direct = crate::analysis::study::study(&timed).unwrap();
         let ratio = mine.time_ns / direct.evaluation.time_ns;
         assert!(ratio <= 1.0 + 1e-6 && ratio > 0.95, "{ratio}");
         // The uniform split is never faster than the optimum.

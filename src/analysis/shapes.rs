@@ -12,13 +12,13 @@
 //! on), and as constraints only the budget and `B_d >= min_gbps` on every dimension (per-dimension
 //! bounds and linear constraints of the base refer to its own dimensions and do not carry over).
 
-use super::problem::{compile, CompileError, Problem};
-use super::sweep::{pareto, Front};
-use super::SolveOptions;
 use crate::model::communicator::CommunicatorError;
 use crate::model::cost::CostModel;
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::{Constraints, Objective, Scenario};
+use crate::optimize::problem::{compile, CompileError, Problem};
+use crate::optimize::sweep::{pareto, Front};
+use crate::optimize::SolveOptions;
 use serde::Serialize;
 
 /// The topology kind and cost tier of one dimension of a layout.

@@ -7,10 +7,10 @@
 //! of the front (the current design is then a point on or above it). The budgets span a quarter of
 //! the cheaper of the optimum and the uniform design to four times the dearer, log-spaced.
 
-use super::problem::{compile, constraint_rows, CompileError, Problem};
-use super::solver::{solve, Solution, SolveError, SolveOptions};
-use super::sweep::{budget_range, pareto, uniform, Front};
 use crate::model::scenario::{Evaluation, Objective, Scenario, ScenarioError};
+use crate::optimize::problem::{compile, constraint_rows, CompileError, Problem};
+use crate::optimize::solver::{solve, Solution, SolveError, SolveOptions};
+use crate::optimize::sweep::{budget_range, pareto, uniform, Front};
 
 /// Points on the front the app draws.
 pub const FRONT_POINTS: usize = 48;

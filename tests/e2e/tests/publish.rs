@@ -77,6 +77,11 @@ fn once_visited_the_app_opens_and_computes_with_the_server_gone() {
         sc.constraints.total_bw = Some(TotalBandwidth::Equal(400.0));
         let want = study(&sc).unwrap().evaluation.time_ns;
         b.wait_value("result-time-ns", |v| close(v, want)).await;
+        // The Co-design view's own module comes from the offline copy too, and searches.
+        b.click("view-codesign").await;
+        b.wait_value("codesign-status", |v| !v.is_empty()).await;
+        assert!(b.text("codesign-status").await.contains("candidates on"));
+        b.click("view-design").await;
         // A link made by a newer release, opened by this cached one: the bad-link banner, the link
         // kept, never a blank page.
         let newer = "#v2=AAAA";

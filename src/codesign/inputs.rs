@@ -5,7 +5,8 @@ use super::candidate::{scenario_of, Design};
 use super::preset::ModelPreset;
 use super::search::{CodesignError, CodesignSetup, ShapeSpace};
 use crate::analysis::shape_run::layouts_for;
-use crate::model::memory::MemoryOptions;
+use crate::model::builder::Transformer;
+use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::network::{Dim, Network};
 use crate::model::scenario::Scenario;
 use crate::optimize::sweep::budget_range;
@@ -14,11 +15,52 @@ use serde::{Deserialize, Serialize};
 /// Budgets of the view's front (as the speed target: 17).
 pub const VIEW_BUDGETS: u32 = 17;
 
+/// The model key that means "the custom sizes".
+pub const CUSTOM: &str = "custom";
+
+/// A transformer of the visitor's own sizes (the rest as the presets: 2-byte elements, 312
+/// TFLOP/s at 50%).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CustomModel {
+    pub layers: u32,
+    pub hidden: u32,
+    pub ffn: u32,
+    pub heads: u32,
+    pub seq_len: u32,
+    pub global_batch: u32,
+    pub vocab: u32,
+}
+
+impl Default for CustomModel {
+    /// GPT-3 175B's sizes, to edit from.
+    fn default() -> Self {
+        let t = ModelPreset::Gpt3.transformer();
+        CustomModel {
+            layers: t.layers,
+            hidden: t.hidden,
+            ffn: t.ffn,
+            heads: t.heads,
+            seq_len: t.seq_len,
+            global_batch: t.global_batch,
+            vocab: ModelPreset::Gpt3.vocab() as u32,
+        }
+    }
+}
+
 /// The Co-design view's question.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CodesignInputs {
-    /// A preset key (`gpt3-175b`, ...).
+    /// A preset key (`gpt3-175b`, ...) or `custom`.
     pub model: String,
+    /// The sizes of the custom model (kept while a preset is chosen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomModel>,
+    /// Recompute every activation but each layer's input (else selective recomputation).
+    #[serde(default)]
+    pub full_recompute: bool,
+    /// Shard the weights and gradients over DP too.
+    #[serde(default)]
+    pub zero3: bool,
     pub npus: u32,
     pub hbm_gb: f64,
     /// The budgets of the front: `budgets` log-spaced from `lo_usd` to `hi_usd`; the ranked table
@@ -38,6 +80,44 @@ pub enum InputField {
     HbmGb,
     LoUsd,
     HiUsd,
+    /// The custom model's sizes.
+    Custom(CustomField),
+}
+
+/// One size of the custom model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CustomField {
+    Layers,
+    Hidden,
+    Ffn,
+    Heads,
+    SeqLen,
+    GlobalBatch,
+    Vocab,
+}
+
+impl CustomField {
+    pub const ALL: [CustomField; 7] = [
+        CustomField::Layers,
+        CustomField::Hidden,
+        CustomField::Ffn,
+        CustomField::Heads,
+        CustomField::SeqLen,
+        CustomField::GlobalBatch,
+        CustomField::Vocab,
+    ];
+
+    fn of(self, m: &mut CustomModel) -> &mut u32 {
+        match self {
+            CustomField::Layers => &mut m.layers,
+            CustomField::Hidden => &mut m.hidden,
+            CustomField::Ffn => &mut m.ffn,
+            CustomField::Heads => &mut m.heads,
+            CustomField::SeqLen => &mut m.seq_len,
+            CustomField::GlobalBatch => &mut m.global_batch,
+            CustomField::Vocab => &mut m.vocab,
+        }
+    }
 }
 
 impl InputField {
@@ -54,6 +134,15 @@ impl InputField {
             InputField::HbmGb => "HBM GB per NPU",
             InputField::LoUsd => "budgets from $",
             InputField::HiUsd => "to $",
+            InputField::Custom(f) => match f {
+                CustomField::Layers => "layers",
+                CustomField::Hidden => "hidden size",
+                CustomField::Ffn => "FFN size",
+                CustomField::Heads => "attention heads",
+                CustomField::SeqLen => "sequence length",
+                CustomField::GlobalBatch => "global batch",
+                CustomField::Vocab => "vocabulary",
+            },
         }
     }
 
@@ -63,6 +152,15 @@ impl InputField {
             InputField::HbmGb => "codesign-hbm",
             InputField::LoUsd => "codesign-lo",
             InputField::HiUsd => "codesign-hi",
+            InputField::Custom(f) => match f {
+                CustomField::Layers => "codesign-layers",
+                CustomField::Hidden => "codesign-hidden",
+                CustomField::Ffn => "codesign-ffn",
+                CustomField::Heads => "codesign-heads",
+                CustomField::SeqLen => "codesign-seq",
+                CustomField::GlobalBatch => "codesign-batch",
+                CustomField::Vocab => "codesign-vocab",
+            },
         }
     }
 }
@@ -75,6 +173,10 @@ impl CodesignInputs {
             InputField::HbmGb => self.hbm_gb.to_string(),
             InputField::LoUsd => format!("{:.0}", self.lo_usd),
             InputField::HiUsd => format!("{:.0}", self.hi_usd),
+            InputField::Custom(f) => {
+                let mut m = self.custom.clone().unwrap_or_default();
+                f.of(&mut m).to_string()
+            }
         }
     }
 
@@ -99,8 +201,36 @@ impl CodesignInputs {
             InputField::HbmGb => self.hbm_gb = positive()?,
             InputField::LoUsd => self.lo_usd = positive()?,
             InputField::HiUsd => self.hi_usd = positive()?,
+            InputField::Custom(f) => {
+                let v = t
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| bad("a whole number of at least 1"))?;
+                *f.of(self.custom.get_or_insert_with(CustomModel::default)) = v;
+            }
         }
         Ok(())
+    }
+
+    /// The transformer asked about and its vocabulary.
+    pub fn transformer(&self) -> Result<(Transformer, u64), CodesignError> {
+        if self.model == CUSTOM {
+            let m = self.custom.clone().unwrap_or_default();
+            let t = Transformer {
+                name: "custom".into(),
+                layers: m.layers,
+                hidden: m.hidden,
+                ffn: m.ffn,
+                heads: m.heads,
+                seq_len: m.seq_len,
+                global_batch: m.global_batch,
+                ..ModelPreset::Gpt3.transformer()
+            };
+            return Ok((t, u64::from(m.vocab)));
+        }
+        let p = self.preset()?;
+        Ok((p.transformer(), p.vocab()))
     }
 
     /// GPT-3 175B on the design's NPUs with 80 GB of HBM, budgets from 1/8 to 8 times
@@ -108,6 +238,9 @@ impl CodesignInputs {
     pub fn around(sc: &Scenario, budget_usd: f64) -> CodesignInputs {
         CodesignInputs {
             model: ModelPreset::Gpt3.key().into(),
+            custom: None,
+            full_recompute: false,
+            zero3: false,
             npus: sc.network.total_npus().unwrap_or(4096),
             hbm_gb: 80.0,
             lo_usd: budget_usd / 8.0,
@@ -130,7 +263,7 @@ impl CodesignInputs {
     /// The search these inputs ask for, on the cost tiers (and, with `own_shape`, the shape) of
     /// `base`.
     pub fn setup(&self, base: &Scenario) -> Result<CodesignSetup, CodesignError> {
-        let p = self.preset()?;
+        let (model, vocab) = self.transformer()?;
         if !(self.lo_usd > 0.0 && self.hi_usd >= self.lo_usd && self.hi_usd.is_finite()) {
             return Err(CodesignError::BadBudget(if self.lo_usd > 0.0 {
                 self.hi_usd
@@ -142,10 +275,15 @@ impl CodesignInputs {
             return Err(CodesignError::BudgetCount(self.budgets));
         }
         Ok(CodesignSetup {
-            model: p.transformer(),
+            model,
             memory: MemoryOptions {
-                vocab: p.vocab(),
-                ..MemoryOptions::default()
+                vocab,
+                recompute: if self.full_recompute {
+                    Recompute::Full
+                } else {
+                    Recompute::Selective
+                },
+                zero3: self.zero3,
             },
             npus: self.npus,
             hbm_gb: self.hbm_gb,
@@ -166,7 +304,7 @@ impl CodesignInputs {
     /// its network, workload and mapping on `base`'s cost tiers, the budget it was optimized at,
     /// the latency term on.
     pub fn design_scenario(&self, base: &Scenario, design: &Design) -> Option<Scenario> {
-        let model = self.preset().ok()?.transformer();
+        let model = self.transformer().ok()?.0;
         let shape = Network {
             dims: design
                 .shape
@@ -224,6 +362,36 @@ mod tests {
             .contains("at least 2"));
         inputs.set(InputField::HbmGb, " 40 ").unwrap();
         assert_eq!(inputs.hbm_gb, 40.0);
+        // A custom model of the visitor's sizes, with full recomputation.
+        inputs.model = CUSTOM.into();
+        inputs.own_shape = false;
+        inputs
+            .set(InputField::Custom(CustomField::Layers), "24")
+            .unwrap();
+        inputs
+            .set(InputField::Custom(CustomField::Hidden), "2048")
+            .unwrap();
+        inputs
+            .set(InputField::Custom(CustomField::Ffn), "8192")
+            .unwrap();
+        inputs
+            .set(InputField::Custom(CustomField::Heads), "16")
+            .unwrap();
+        assert!(inputs
+            .set(InputField::Custom(CustomField::Heads), "0")
+            .unwrap_err()
+            .starts_with("attention heads"));
+        inputs.full_recompute = true;
+        let setup = inputs.setup(&base).unwrap();
+        assert_eq!(
+            (setup.model.layers, setup.model.hidden, setup.model.heads),
+            (24, 2048, 16)
+        );
+        assert_eq!(setup.memory.recompute, Recompute::Full);
+        assert_eq!(inputs.text(InputField::Custom(CustomField::Ffn)), "8192");
+        let back: CodesignInputs =
+            serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
+        assert_eq!(back, inputs);
         inputs.model = "gpt9".into();
         assert_eq!(
             inputs.setup(&base).unwrap_err().to_string(),

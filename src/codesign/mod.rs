@@ -9,6 +9,6 @@ pub mod preset;
 pub mod search;
 
 pub use candidate::{scenario_of, Choice, Design};
-pub use inputs::{CodesignInputs, InputField};
+pub use inputs::{CodesignInputs, CustomField, CustomModel, InputField, CUSTOM};
 pub use preset::ModelPreset;
 pub use search::{CodesignError, CodesignResult, CodesignRun, CodesignSetup, ShapeSpace, Winner};

@@ -11,7 +11,9 @@ use super::codesign_bridge as bridge;
 use super::plot_canvas::PlotCanvas;
 use crate::charts::codesign_chart::draw_codesign;
 use crate::charts::tables::{codesign_ranked_table, codesign_table, codesign_winners_table};
-use crate::codesign::{CodesignInputs, CodesignResult, CodesignRun, InputField, ModelPreset};
+use crate::codesign::{
+    CodesignInputs, CodesignResult, CodesignRun, CustomField, InputField, ModelPreset, CUSTOM,
+};
 use crate::format::usd;
 use crate::model::scenario::Scenario;
 use crate::optimize::{compile, solve, SolveOptions};
@@ -134,6 +136,9 @@ fn input_field(
     field: InputField,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
+    // Its own text only: an edit of another field does not rewrite this one.
+    let text =
+        Memo::new(move |_| inputs.with(|c| c.as_ref().map(|c| c.text(field)).unwrap_or_default()));
     view! {
         <label class="field inline">
             <span>{field.label()}</span>
@@ -141,16 +146,19 @@ fn input_field(
                 type="text"
                 inputmode="decimal"
                 data-testid=field.testid()
-                prop:value=move || inputs.with(|c| c.as_ref().map(|c| c.text(field)).unwrap_or_default())
+                prop:value=text
                 on:change=move |ev| {
+                    // A refused value stays in the field, with the reason; the question keeps its
+                    // last good value.
                     let text = event_target_value(&ev);
-                    let mut result = Ok(());
-                    inputs.update(|c| {
-                        if let Some(c) = c.as_mut() {
-                            result = c.set(field, &text);
+                    let Some(mut next) = inputs.get_untracked() else { return };
+                    match next.set(field, &text) {
+                        Ok(()) => {
+                            error.set(None);
+                            inputs.set(Some(next));
                         }
-                    });
-                    error.set(result.err());
+                        Err(e) => error.set(Some(e)),
+                    }
                 }
             />
         </label>
@@ -268,7 +276,8 @@ fn CodesignPanel() -> impl IntoView {
                 "Which way of splitting the model (tensor × pipeline × data parallel, micro-batch) on \
                  which network shape, with which bandwidths, trains fastest for the money? Every \
                  split that fits the HBM (16 bytes per parameter with the optimizer state sharded \
-                 over DP, activations with selective recomputation) is laid on every shape within \
+                 over DP, or everything with ZeRO-3; activations with selective or full \
+                 recomputation) is laid on every shape within \
                  the cost tiers' limits (TP innermost, then PP and DP in either order), each with \
                  certified optimal bandwidths at every budget, timed with the tiers' latencies, \
                  pipeline sends and the 1F1B bubble. Lower bounds skip the candidates that cannot win."
@@ -289,18 +298,48 @@ fn CodesignPanel() -> impl IntoView {
                     >
                         {ModelPreset::ALL
                             .into_iter()
-                            .map(|p| view! {
+                            .map(|p| (p.key(), p.transformer().name))
+                            .chain([(CUSTOM, "Custom (your sizes)".to_string())])
+                            .map(|(key, name)| view! {
                                 <option
-                                    value=p.key()
-                                    selected=move || inputs.with(|i| i.as_ref().is_some_and(|i| i.model == p.key()))
+                                    value=key
+                                    selected=move || inputs.with(|i| i.as_ref().is_some_and(|i| i.model == key))
                                 >
-                                    {p.transformer().name}
+                                    {name}
                                 </option>
                             })
                             .collect_view()}
                     </select>
                 </label>
                 {InputField::ALL.map(|f| input_field(inputs, f, typed_error)).collect_view()}
+                <Show when=move || inputs.with(|i| i.as_ref().is_some_and(|i| i.model == CUSTOM))>
+                    {CustomField::ALL
+                        .map(|f| input_field(inputs, InputField::Custom(f), typed_error))
+                        .collect_view()}
+                </Show>
+                {[
+                    ("codesign-full-recompute", " full recomputation", false),
+                    ("codesign-zero3", " ZeRO-3", true),
+                ]
+                    .map(|(testid, label, zero3)| view! {
+                        <label class="field inline">
+                            <input
+                                type="checkbox"
+                                data-testid=testid
+                                prop:checked=move || inputs.with(|i| i.as_ref().is_some_and(|i| if zero3 { i.zero3 } else { i.full_recompute }))
+                                on:change=move |ev| {
+                                    let on = event_target_checked(&ev);
+                                    inputs.update(|c| {
+                                        if let Some(c) = c.as_mut() {
+                                            if zero3 { c.zero3 = on } else { c.full_recompute = on }
+                                        }
+                                    });
+                                }
+                            />
+                            {label}
+                        </label>
+                    })
+                    .collect_view()}
                 <label class="field inline">
                     <input
                         type="checkbox"

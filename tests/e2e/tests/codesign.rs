@@ -6,7 +6,7 @@
 
 use e2e::{run, Browser};
 use libra_studio::analysis::study::study;
-use libra_studio::codesign::{CodesignInputs, CodesignRun};
+use libra_studio::codesign::{CodesignInputs, CodesignRun, CustomField, InputField};
 use libra_studio::format::duration_ns;
 use libra_studio::permalink::decode_with;
 use libra_studio::presets::default_scenario;
@@ -81,8 +81,10 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
         let carried: CodesignInputs = serde_json::from_str(&state.codesign.unwrap()).unwrap();
         assert_eq!(carried, inputs);
 
-        // A bad field says why; the search keeps its last answer.
+        // A bad field says why and keeps what was typed; the question keeps its last good value.
         b.type_into("codesign-npus", "1").await;
+        b.click("codesign-own-shape").await;
+        b.click("codesign-own-shape").await;
         b.wait_js(
             "an error naming the NPUs",
             "return document.body.innerText.includes('NPUs: expected a whole number of at least 2');",
@@ -93,6 +95,40 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
         b.click("codesign-load").await;
         b.wait_value("result-time-ns", |v| close(v, best.time_ns, 2e-6))
             .await;
+
+        // A custom model of the visitor's sizes, with full recomputation: the core's answer.
+        b.click("view-codesign").await;
+        b.select("codesign-model", "custom").await;
+        let mut custom = inputs.clone();
+        custom.model = libra_studio::codesign::CUSTOM.into();
+        custom.full_recompute = true;
+        for (id, field, v) in [
+            ("codesign-layers", CustomField::Layers, "24"),
+            ("codesign-hidden", CustomField::Hidden, "2048"),
+            ("codesign-ffn", CustomField::Ffn, "8192"),
+            ("codesign-heads", CustomField::Heads, "16"),
+        ] {
+            b.type_into(id, v).await;
+            custom.set(InputField::Custom(field), v).unwrap();
+        }
+        b.click("codesign-full-recompute").await;
+        b.click("codesign-run").await;
+        let small = CodesignRun::new(&custom.setup(&base).unwrap())
+            .unwrap()
+            .run()
+            .result();
+        let want = format!(
+            "{} candidates on {} shapes: {} optimized",
+            small.candidates, small.shapes, small.evaluated
+        );
+        b.wait_js(
+            "the custom model's search",
+            &format!("return document.querySelector('[data-testid=codesign-status]').textContent.includes('{want}');"),
+        )
+        .await;
+        let table = b.text("codesign-table").await;
+        let fastest = small.best.unwrap();
+        assert!(table.contains(&duration_ns(fastest.time_ns)), "{table}");
         b.assert_no_errors().await;
         b.close().await;
     });

@@ -38,6 +38,46 @@ pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
     ep
 }
 
+/// How much further along the central path the barrier starts from the surrogate's point.
+const SURROGATE_TAU: f64 = 10.0;
+
+/// The surrogate start (see `min_time_warm`), when the feasible set has exactly one row with a
+/// positive coefficient on every dimension that is an equality or the only inequality of that
+/// kind; None otherwise.
+fn surrogate_start(problem: &Problem, feasible: &Feasible) -> Option<Vec<f64>> {
+    let dims = problem.dims;
+    let pricing: Vec<_> = feasible
+        .rows
+        .iter()
+        .filter(|r| r.coeffs.iter().all(|c| *c > 0.0) && r.rhs > 0.0)
+        .filter(|r| matches!(r.rel, Relation::Eq | Relation::Le))
+        .collect();
+    let [row] = pricing[..] else { return None };
+    let c: Vec<f64> = (0..dims)
+        .map(|d| {
+            problem
+                .patterns
+                .iter()
+                .map(|p| p.weight * p.a[d])
+                .sum::<f64>()
+        })
+        .collect();
+    let top = c.iter().copied().fold(0.0, f64::max);
+    if !(top > 0.0 && top.is_finite()) {
+        return None;
+    }
+    // Idle dimensions get a sliver, so that the start stays inside.
+    let shape: Vec<f64> = c
+        .iter()
+        .zip(&row.coeffs)
+        .map(|(c, r)| (c.max(1e-6 * top) / r).sqrt())
+        .collect();
+    let used: f64 = shape.iter().zip(&row.coeffs).map(|(s, r)| s * r).sum();
+    let fill = if row.rel == Relation::Eq { 1.0 } else { 0.999 };
+    let b: Vec<f64> = shape.iter().map(|s| s * fill * row.rhs / used).collect();
+    b.iter().all(|x| x.is_finite() && *x > 0.0).then_some(b)
+}
+
 /// The outcome of the barrier method: the point, its multipliers and the certified bounds (in the
 /// epigraph's normalized units).
 struct Run {
@@ -59,10 +99,11 @@ fn run(
     upper: &dyn Fn(usize) -> Option<f64>,
     opts: &SolveOptions,
     true_objective: &dyn Fn(&[f64]) -> f64,
+    tau_scale: f64,
 ) -> Result<Run, SolveError> {
     let m = ep.m() as f64;
     let f0: f64 = ep.c.iter().zip(&z0).map(|(c, z)| c * z).sum::<f64>();
-    let mut tau = m / f0.abs().max(1e-12);
+    let mut tau = tau_scale * m / f0.abs().max(1e-12);
     let mut path = vec![z0.clone()];
     let mut z = z0;
     let mut steps = 0;
@@ -213,9 +254,21 @@ pub(crate) fn min_time_warm(
             }
         }
     }
+    // Cold: start near the optimum when one row prices every bandwidth (a total or a budget):
+    // the minimum of the smooth surrogate sum_d c_d / B_d (c_d the patterns' summed bytes, an
+    // upper bound of the max) on that row, B_d proportional to sqrt(c_d / r_d); the barrier then
+    // begins at a weight that matches how close that start is.
+    let (b0, tau_scale) = match (warm.is_none() && start.is_none())
+        .then(|| surrogate_start(problem, feasible))
+        .flatten()
+        .filter(|b| strictly_inside(&ep, b) && problem.time(b) <= problem.time(&b0))
+    {
+        Some(b) => (b, SURROGATE_TAU),
+        None => (b0, 1.0),
+    };
     let mut z0 = b0.clone();
     z0.extend(start_t(problem, &b0, 0.1));
-    let r = run(&ep, z0, compute, &upper, opts, &truth)?;
+    let r = run(&ep, z0, compute, &upper, opts, &truth, tau_scale)?;
     let (mut sol, warm) = finish(&r.z, r.mult, r.low, r.steps);
     sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
     sol.path.push(sol.bw_gbps.clone());

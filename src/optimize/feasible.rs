@@ -96,11 +96,11 @@ fn lp_rows(rows: &[LinearConstraint], length: f64) -> Vec<Row> {
         .map(|r| {
             let n = norm(&r.coeffs);
             let n = if n > 0.0 { n } else { 1.0 };
-            Row {
-                a: r.coeffs.iter().map(|a| a / n).collect(),
-                rel: r.rel,
-                b: r.rhs / (n * length),
-            }
+            Row::new(
+                r.coeffs.iter().map(|a| a / n).collect(),
+                r.rel,
+                r.rhs / (n * length),
+            )
         })
         .collect()
 }
@@ -149,8 +149,8 @@ fn max_min_slack(
 ) -> Option<(Vec<f64>, f64)> {
     let mut lp = Vec::with_capacity(rows.len() + dims + 1);
     for mut r in lp_rows(rows, length) {
-        let n = norm(&r.a);
-        r.a.push(match r.rel {
+        let n = norm(&r.coeffs);
+        r.coeffs.push(match r.rel {
             Relation::Le => n,
             Relation::Ge => -n,
             Relation::Eq => 0.0,
@@ -161,19 +161,11 @@ fn max_min_slack(
         let mut a = vec![0.0; dims + 1];
         a[d] = 1.0;
         a[dims] = -1.0;
-        lp.push(Row {
-            a,
-            rel: Relation::Ge,
-            b: 0.0,
-        });
+        lp.push(Row::new(a, Relation::Ge, 0.0));
     }
     let mut a = vec![0.0; dims + 1];
     a[dims] = 1.0;
-    lp.push(Row {
-        a,
-        rel: Relation::Le,
-        b: cap,
-    });
+    lp.push(Row::new(a, Relation::Le, cap));
     let mut c = vec![0.0; dims + 1];
     c[dims] = -1.0;
     match solve(&c, &lp) {

@@ -33,6 +33,18 @@ pub struct LinearConstraint {
     pub label: String,
 }
 
+impl LinearConstraint {
+    /// A row without a label (built by the optimizer, not typed).
+    pub fn new(coeffs: Vec<f64>, rel: Relation, rhs: f64) -> LinearConstraint {
+        LinearConstraint {
+            coeffs,
+            rel,
+            rhs,
+            label: String::new(),
+        }
+    }
+}
+
 impl fmt::Display for LinearConstraint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.label)

@@ -4,15 +4,10 @@
 //!
 //! minimize `c . x` subject to `rows` and `x >= 0`.
 
-use super::linear::Relation;
+use super::linear::{LinearConstraint, Relation};
 
-/// One row `a . x (rel) b`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    pub a: Vec<f64>,
-    pub rel: Relation,
-    pub b: f64,
-}
+/// One row `coeffs . x (rel) rhs`: the optimizer's one linear-row type.
+pub type Row = LinearConstraint;
 
 /// The result of an LP.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,8 +110,8 @@ pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
     let cols = art0 + m;
     let mut t = vec![vec![0.0; cols + 1]; m];
     for (i, r) in rows.iter().enumerate() {
-        let flip = if r.b < 0.0 { -1.0 } else { 1.0 };
-        for (j, a) in r.a.iter().enumerate().take(n) {
+        let flip = if r.rhs < 0.0 { -1.0 } else { 1.0 };
+        for (j, a) in r.coeffs.iter().enumerate().take(n) {
             t[i][j] = flip * a;
         }
         if let Some(s) = slack_of[i] {
@@ -124,7 +119,7 @@ pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
             t[i][s] = flip * sign;
         }
         t[i][art0 + i] = 1.0;
-        t[i][cols] = flip * r.b;
+        t[i][cols] = flip * r.rhs;
     }
     let mut tab = Tableau {
         t,
@@ -142,7 +137,7 @@ pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
         .filter(|(&b, _)| b >= art0)
         .map(|(_, row)| row[cols])
         .sum();
-    let scale = 1.0 + rows.iter().map(|r| r.b.abs()).fold(0.0, f64::max);
+    let scale = 1.0 + rows.iter().map(|r| r.rhs.abs()).fold(0.0, f64::max);
     if infeasibility > 1e-9 * scale {
         return LpResult::Infeasible;
     }
@@ -175,11 +170,7 @@ mod tests {
     use super::*;
 
     fn row(a: &[f64], rel: Relation, b: f64) -> Row {
-        Row {
-            a: a.to_vec(),
-            rel,
-            b,
-        }
+        LinearConstraint::new(a.to_vec(), rel, b)
     }
 
     #[test]

@@ -283,23 +283,11 @@ fn least_idle(problem: &Problem, feasible: &Feasible, bw: &[f64]) -> Vec<f64> {
     if !problem.idle.iter().any(|i| *i) {
         return bw.to_vec();
     }
-    let mut rows: Vec<Row> = feasible
-        .rows
-        .iter()
-        .map(|r| Row {
-            a: r.coeffs.clone(),
-            rel: r.rel,
-            b: r.rhs,
-        })
-        .collect();
+    let mut rows: Vec<Row> = feasible.rows.clone();
     for d in (0..dims).filter(|&d| !problem.idle[d]) {
         let mut a = vec![0.0; dims];
         a[d] = 1.0;
-        rows.push(Row {
-            a,
-            rel: Relation::Eq,
-            b: bw[d],
-        });
+        rows.push(Row::new(a, Relation::Eq, bw[d]));
     }
     let c: Vec<f64> = problem
         .idle

@@ -19,21 +19,13 @@ const SCALE: f64 = 1e10;
 
 /// The least and largest cost over the feasible set (None: unbounded above).
 pub(crate) fn cost_range(problem: &Problem, feasible: &Feasible) -> (f64, Option<f64>) {
-    let rows: Vec<Row> = feasible
-        .rows
-        .iter()
-        .map(|r| Row {
-            a: r.coeffs.clone(),
-            rel: r.rel,
-            b: r.rhs,
-        })
-        .collect();
-    let lo = match lp(&problem.cost_per_gbps, &rows) {
+    let rows: &[Row] = &feasible.rows;
+    let lo = match lp(&problem.cost_per_gbps, rows) {
         LpResult::Optimal { value, .. } => value,
         _ => 0.0,
     };
     let neg: Vec<f64> = problem.cost_per_gbps.iter().map(|c| -c).collect();
-    let hi = match lp(&neg, &rows) {
+    let hi = match lp(&neg, rows) {
         LpResult::Optimal { value, .. } => Some(-value),
         _ => None,
     };

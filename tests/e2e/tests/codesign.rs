@@ -79,7 +79,18 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
         let hash = b.js("return location.hash;").await;
         let state = decode_with(hash.as_str().unwrap()).unwrap().1;
         let carried: CodesignInputs = serde_json::from_str(&state.codesign.unwrap()).unwrap();
-        assert_eq!(carried, inputs);
+        // The budgets come from the optimum's cost, which the page and the core agree on to the
+        // solver's certified gap (not to the last bit: wasm and native libm round differently).
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b;
+        assert!(near(carried.lo_usd, inputs.lo_usd) && near(carried.hi_usd, inputs.hi_usd));
+        assert_eq!(
+            CodesignInputs {
+                lo_usd: inputs.lo_usd,
+                hi_usd: inputs.hi_usd,
+                ..carried
+            },
+            inputs
+        );
 
         // A bad field says why and keeps what was typed; the question keeps its last good value.
         b.type_into("codesign-npus", "1").await;

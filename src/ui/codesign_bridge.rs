@@ -10,6 +10,8 @@ use wasm_bindgen::JsCast;
 
 /// The element the module mounts in.
 pub const ROOT_ID: &str = "codesign-root";
+/// The line that says the module is loading, or why it could not.
+pub const LOADING_ID: &str = "codesign-loading";
 const BASE: &str = "libraCodesignBase";
 const INPUTS: &str = "libraCodesignInputs";
 const BASE_EVENT: &str = "libra-codesign-base";
@@ -118,14 +120,28 @@ pub fn load_module() {
     let _ = script.set_attribute("id", "codesign-script");
     let _ = script.set_attribute("src", "./codesign-view.js");
     let start = Closure::<dyn Fn()>::new(|| {
-        // The module's glue declares a global `wasm_bindgen` (a classic script's binding).
+        // The module's glue declares a global `wasm_bindgen` (a classic script's binding). A
+        // failure is said where the view would be, never a blank tab.
         let init = js_sys::Function::new_no_args(
-            "return wasm_bindgen('./codesign-view_bg.wasm').catch(e => console.error('codesign-view: ' + e));",
+            "return wasm_bindgen('./codesign-view_bg.wasm').catch(e => { \
+               const p = document.getElementById('codesign-loading'); \
+               if (p) { p.className = 'error'; p.textContent = 'The Co-design view could not start: ' + e; } });",
         );
         let _ = init.call0(&JsValue::NULL);
     });
     let _ = script.add_event_listener_with_callback("load", start.as_ref().unchecked_ref());
     start.forget();
+    let failed = Closure::<dyn Fn()>::new(|| {
+        if let Some(p) = leptos::prelude::document().get_element_by_id(LOADING_ID) {
+            p.set_class_name("error");
+            p.set_text_content(Some(
+                "The Co-design view could not be loaded (offline before its first use, or the \
+                 app's folder is incomplete): reload when online.",
+            ));
+        }
+    });
+    let _ = script.add_event_listener_with_callback("error", failed.as_ref().unchecked_ref());
+    failed.forget();
     if let Some(body) = document.body() {
         let _ = body.append_child(&script);
     }

@@ -28,6 +28,10 @@ pub fn start() {
     else {
         return;
     };
+    // The app's "loading" line gives way to the view.
+    if let Some(line) = document().get_element_by_id(bridge::LOADING_ID) {
+        line.remove();
+    }
     leptos::mount::mount_to(root, CodesignPanel).forget();
 }
 

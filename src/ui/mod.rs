@@ -216,7 +216,9 @@ fn App() -> impl IntoView {
                 </main>
             </Show>
             <main class="wide-layout" hidden=move || view.get() != View::Codesign>
-                <div id=codesign_bridge::ROOT_ID data-testid="codesign-root"></div>
+                <div id=codesign_bridge::ROOT_ID data-testid="codesign-root">
+                    <p class="hint" id=codesign_bridge::LOADING_ID>"Loading the Co-design view…"</p>
+                </div>
             </main>
             <main class="layout" class:hidden=move || view.get() != View::Design>
                 <div class="inputs" data-testid="input-panel">

@@ -144,3 +144,22 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
         b.close().await;
     });
 }
+
+#[test]
+fn a_module_that_cannot_start_says_so_instead_of_a_blank_tab() {
+    run(Duration::from_secs(120), async {
+        let b = Browser::start(1200, 900).await;
+        b.serve_instead("codesign-view_bg.wasm", b"not a wasm module".to_vec());
+        b.open("").await;
+        b.click("view-codesign").await;
+        b.wait_js(
+            "the reason in the tab",
+            "return document.body.innerText.includes('The Co-design view could not start');",
+        )
+        .await;
+        // The rest of the app works on.
+        b.click("view-design").await;
+        b.wait_value("result-time-ns", |v| !v.is_empty()).await;
+        b.close().await;
+    });
+}

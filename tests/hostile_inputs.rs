@@ -305,3 +305,53 @@ fn the_exact_optimizer_stops_at_its_time_limit_with_progress() {
     assert!(took < 20.0, "{took} s");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_codesign_refuses_what_would_run_for_minutes_and_names_it() {
+    let (code, _, err) = run(&[
+        "codesign",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4096",
+        "--budgets",
+        "1e6:1e8:10000",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("the number of budgets must be from 1 to 64, got 10000"),
+        "{err}"
+    );
+    // Sizes at the edge of u32 answer at once, naming the limit that fails.
+    let (code, _, err) = run(&[
+        "codesign",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4294967295",
+        "--budget",
+        "1e7",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("4294967295 NPUs"), "{err}");
+    let (code, _, err) = run(&[
+        "codesign",
+        "--model",
+        "custom",
+        "--npus",
+        "64",
+        "--budget",
+        "1e7",
+        "--layers",
+        "4000000000",
+        "--hidden",
+        "4000000000",
+        "--heads",
+        "1",
+        "--seq-len",
+        "1",
+        "--global-batch",
+        "1",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}

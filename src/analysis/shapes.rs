@@ -55,9 +55,17 @@ pub fn libra_layouts() -> Vec<Vec<DimKind>> {
     ]
 }
 
-/// All ordered factorizations of `npus` into `parts` factors, each at least 2.
+/// All ordered factorizations of `npus` into `parts` factors, each at least 2. The factors are
+/// drawn from the divisors of `npus` (found up to its square root), so a large prime count of
+/// NPUs answers at once instead of trying every number below it.
 pub fn factorizations(npus: u32, parts: usize) -> Vec<Vec<u32>> {
-    fn go(left: u32, parts: usize, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+    fn go(
+        left: u32,
+        parts: usize,
+        divisors: &[u32],
+        prefix: &mut Vec<u32>,
+        out: &mut Vec<Vec<u32>>,
+    ) {
         if parts == 1 {
             if left >= 2 {
                 prefix.push(left);
@@ -66,15 +74,29 @@ pub fn factorizations(npus: u32, parts: usize) -> Vec<Vec<u32>> {
             }
             return;
         }
-        for f in (2..=left).filter(|f| left.is_multiple_of(*f)) {
+        for &f in divisors
+            .iter()
+            .filter(|f| **f >= 2 && **f <= left && left.is_multiple_of(**f))
+        {
             prefix.push(f);
-            go(left / f, parts - 1, prefix, out);
+            go(left / f, parts - 1, divisors, prefix, out);
             prefix.pop();
         }
     }
     let mut out = Vec::new();
     if parts > 0 {
-        go(npus, parts, &mut Vec::new(), &mut out);
+        let mut divisors: Vec<u32> = Vec::new();
+        let mut d = 1u32;
+        while u64::from(d) * u64::from(d) <= u64::from(npus) {
+            if npus.is_multiple_of(d) {
+                divisors.push(d);
+                divisors.push(npus / d);
+            }
+            d += 1;
+        }
+        divisors.sort_unstable();
+        divisors.dedup();
+        go(npus, parts, &divisors, &mut Vec::new(), &mut out);
     }
     out
 }
@@ -260,6 +282,9 @@ mod tests {
             vec![vec![2, 6], vec![3, 4], vec![4, 3], vec![6, 2]]
         );
         assert!(factorizations(7, 2).is_empty());
+        // A large prime answers at once; u32::MAX = 3 x 5 x 17 x 257 x 65537.
+        assert!(factorizations(4_294_967_291, 2).is_empty());
+        assert_eq!(factorizations(u32::MAX, 2).len(), 30);
         let costs = presets::libra_4d_cost_model();
         let unlimited = CostModel {
             tiers: costs

@@ -95,7 +95,15 @@ fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
     }
     t.ffn = match whole(args, "ffn")? {
         Some(f) => f,
-        None if preset.is_none() || args.has("hidden") => 4 * t.hidden,
+        None if preset.is_none() || args.has("hidden") => {
+            t.hidden.checked_mul(4).ok_or_else(|| ArgError::Bad {
+                option: "hidden".into(),
+                message: format!(
+                    "{} is too large for the default FFN of 4 x hidden: give --ffn",
+                    t.hidden
+                ),
+            })?
+        }
         None => t.ffn,
     };
     if let Some(v) = whole(args, "vocab")? {

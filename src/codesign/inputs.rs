@@ -271,7 +271,7 @@ impl CodesignInputs {
                 self.lo_usd
             }));
         }
-        if !(1..=64).contains(&self.budgets) {
+        if !(1..=super::search::MAX_BUDGETS as u32).contains(&self.budgets) {
             return Err(CodesignError::BudgetCount(self.budgets));
         }
         Ok(CodesignSetup {

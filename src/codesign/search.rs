@@ -30,6 +30,13 @@ use crate::optimize::{compile, Problem, SolveOptions};
 /// Designs kept in the ranked table.
 pub const RANKED: usize = 20;
 
+/// The most budgets a search takes (each candidate may be solved at every one).
+pub const MAX_BUDGETS: usize = 64;
+
+/// The most layers a searched model may have (each parallelism builds its layer list; the
+/// largest published transformers have a few hundred).
+pub const MAX_LAYERS: u32 = 10_000;
+
 /// Which shapes the search may propose.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ShapeSpace {
@@ -74,6 +81,8 @@ pub enum CodesignError {
     BadBudget(f64),
     #[error("the model: {0}")]
     Model(BuildError),
+    #[error("the model has {0} layers; the co-design takes at most {MAX_LAYERS}")]
+    TooManyLayers(u32),
     #[error("the fixed shape has {given} NPUs, but the search is for {npus}")]
     ShapeNpus { given: u64, npus: u32 },
     #[error("{npus} NPUs have no shape of 2 to 4 dimensions within the tier limits ({limits}): raise a tier's most NPUs per dimension, or fix a shape")]
@@ -185,6 +194,9 @@ impl CodesignRun {
         if !(setup.hbm_gb.is_finite() && setup.hbm_gb > 0.0) {
             return Err(CodesignError::BadHbm(setup.hbm_gb));
         }
+        if setup.model.layers > MAX_LAYERS {
+            return Err(CodesignError::TooManyLayers(setup.model.layers));
+        }
         let mut budgets = setup.budgets.clone();
         // A rank budget equal to one of the budgets but for rounding is that budget.
         let rank_budget = setup.rank_budget.map(|r| {
@@ -203,6 +215,11 @@ impl CodesignRun {
         }
         budgets.sort_by(f64::total_cmp);
         budgets.dedup();
+        if budgets.len() > MAX_BUDGETS {
+            return Err(CodesignError::BudgetCount(
+                u32::try_from(budgets.len()).unwrap_or(u32::MAX),
+            ));
+        }
         let rank_budget = rank_budget.unwrap_or(*budgets.last().expect("not empty"));
         let rank_index = budgets
             .iter()
@@ -879,6 +896,11 @@ mod tests {
         assert!(matches!(
             CodesignRun::new(&s),
             Err(CodesignError::BadBudget(-1.0))
+        ));
+        s.budgets = crate::optimize::sweep::budget_range(1e6, 1e8, 65);
+        assert!(matches!(
+            CodesignRun::new(&s),
+            Err(CodesignError::BudgetCount(65))
         ));
         s.budgets = vec![10.0];
         let run = CodesignRun::new(&s).unwrap().run();

@@ -5,26 +5,18 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use libra_studio::analysis::shapes::libra_layouts;
 use libra_studio::codesign::{CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
-use libra_studio::model::memory::MemoryOptions;
 use libra_studio::optimize::sweep::budget_range;
 use libra_studio::presets;
 use std::hint::black_box;
 
 fn benches(c: &mut Criterion) {
-    let p = ModelPreset::Gpt3;
-    let setup = CodesignSetup {
-        model: p.transformer(),
-        memory: MemoryOptions {
-            vocab: p.vocab(),
-            ..MemoryOptions::default()
-        },
-        npus: 4096,
-        hbm_gb: 80.0,
-        costs: presets::libra_4d_cost_model(),
-        shapes: ShapeSpace::WithinLimits(libra_layouts()),
-        budgets: budget_range(1e6, 1e8, 17),
-        rank_budget: None,
-    };
+    let setup = CodesignSetup::of_preset(
+        ModelPreset::Gpt3,
+        4096,
+        presets::libra_4d_cost_model(),
+        ShapeSpace::WithinLimits(libra_layouts()),
+        budget_range(1e6, 1e8, 17),
+    );
     let mut group = c.benchmark_group("codesign");
     group.sample_size(10);
     group.bench_function("GPT-3 175B on 4096 NPUs, 74 shapes, 17 budgets", |b| {

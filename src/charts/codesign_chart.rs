@@ -1,11 +1,10 @@
 //! The co-design front: the least training time at each budget over every parallelism, shape and
 //! mapping searched, one colour per winning design, with the ranked table's budget marked.
 
-use super::compare_chart::winner_color;
-use super::front::{axis_points, nice_log_points, short_usd, trimmed};
+use super::compare_chart::{money_time_frame, winner_color};
+use super::front::short_usd;
 use super::{palette, ChartStyle};
 use crate::codesign::CodesignResult;
-use plotters::coord::combinators::BindKeyPoints;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -30,33 +29,14 @@ pub fn draw_codesign<DB: DrawingBackend>(
     }
     let (ya, yb) = (y0 / 1.1, y1 * 1.1);
     let (xa, xb) = (x0 / 1.3, x1 * 1.3);
-    let mut chart = ChartBuilder::on(area)
-        .margin(style.px(12.0))
-        .caption(
-            "The fastest design at each budget",
-            ("sans-serif", style.font(16.0))
-                .into_font()
-                .color(&palette::INK),
-        )
-        .x_label_area_size(style.px(40.0))
-        .y_label_area_size(style.px(64.0))
-        .build_cartesian_2d(
-            (xa..xb)
-                .log_scale()
-                .with_key_points(nice_log_points(xa, xb)),
-            (ya..yb).log_scale().with_key_points(axis_points(ya, yb)),
-        )?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(palette::INK.mix(0.1))
-        .x_desc("network budget ($, log scale)")
-        .y_desc("training time per iteration (ms, log scale)")
-        .label_style(("sans-serif", style.font(12.0)))
-        .axis_desc_style(("sans-serif", style.font(13.0)))
-        .x_label_formatter(&|v| short_usd(*v))
-        .y_label_formatter(&|v| trimmed(*v, 4))
-        .draw()?;
+    let mut chart = money_time_frame(
+        area,
+        "The fastest design at each budget",
+        "network budget ($, log scale)",
+        (xa, xb),
+        (ya, yb),
+        style,
+    )?;
     // One colour per distinct winning design (a design may win two separate ranges).
     let label = |d: &crate::codesign::Design| {
         format!(

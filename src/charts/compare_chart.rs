@@ -6,9 +6,52 @@ use super::front::{axis_points, nice_log_points, short_usd, trimmed};
 use super::{palette, ChartStyle};
 use crate::analysis::shape_run::ShapeRun;
 use crate::analysis::shapes::{envelope, winners};
-use plotters::coord::combinators::BindKeyPoints;
+use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+
+/// Both axes on a log scale with chosen key points.
+type LogLog = Cartesian2d<WithKeyPoints<LogCoord<f64>>, WithKeyPoints<LogCoord<f64>>>;
+
+/// A chart of training time (ms) against money ($), both on log scales, its mesh drawn: the frame
+/// of the shape comparison and of the co-design front.
+pub(super) fn money_time_frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x_desc: &str,
+    (xa, xb): (f64, f64),
+    (ya, yb): (f64, f64),
+    style: &ChartStyle,
+) -> Result<ChartContext<'a, DB, LogLog>, DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            caption,
+            ("sans-serif", style.font(16.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(40.0))
+        .y_label_area_size(style.px(64.0))
+        .build_cartesian_2d(
+            (xa..xb)
+                .log_scale()
+                .with_key_points(nice_log_points(xa, xb)),
+            (ya..yb).log_scale().with_key_points(axis_points(ya, yb)),
+        )?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.1))
+        .x_desc(x_desc)
+        .y_desc("training time per iteration (ms, log scale)")
+        .label_style(("sans-serif", style.font(12.0)))
+        .axis_desc_style(("sans-serif", style.font(13.0)))
+        .x_label_formatter(&|v| short_usd(*v))
+        .y_label_formatter(&|v| trimmed(*v, 4))
+        .draw()?;
+    Ok(chart)
+}
 
 /// The colour of the `k`-th winning shape (in order of budget).
 pub fn winner_color(k: usize) -> RGBColor {
@@ -66,33 +109,14 @@ pub fn draw_compare<DB: DrawingBackend>(
     }
     let (ya, yb) = (y0 / 1.2, (y1 * 2.0).max(y0 * 3.0));
     let (xa, xb) = (x0 / 1.2, x1 * 1.2);
-    let mut chart = ChartBuilder::on(area)
-        .margin(style.px(12.0))
-        .caption(
-            "Every shape's front, and the best shape at each budget",
-            ("sans-serif", style.font(16.0))
-                .into_font()
-                .color(&palette::INK),
-        )
-        .x_label_area_size(style.px(40.0))
-        .y_label_area_size(style.px(64.0))
-        .build_cartesian_2d(
-            (xa..xb)
-                .log_scale()
-                .with_key_points(nice_log_points(xa, xb)),
-            (ya..yb).log_scale().with_key_points(axis_points(ya, yb)),
-        )?;
-    chart
-        .configure_mesh()
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(palette::INK.mix(0.1))
-        .x_desc("network cost ($, log scale)")
-        .y_desc("training time per iteration (ms, log scale)")
-        .label_style(("sans-serif", style.font(12.0)))
-        .axis_desc_style(("sans-serif", style.font(13.0)))
-        .x_label_formatter(&|v| short_usd(*v))
-        .y_label_formatter(&|v| trimmed(*v, 4))
-        .draw()?;
+    let mut chart = money_time_frame(
+        area,
+        "Every shape's front, and the best shape at each budget",
+        "network cost ($, log scale)",
+        (xa, xb),
+        (ya, yb),
+        style,
+    )?;
     let clip = |p: &(f64, f64)| p.1 <= yb && p.1 >= ya;
     for (i, pts) in &fronts {
         if Some(*i) == run.own {

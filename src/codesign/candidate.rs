@@ -204,6 +204,22 @@ impl Design {
             .collect()
     }
 
+    /// The design's shape as a network (latencies are its tiers', set by `scenario_of`).
+    pub fn network(&self) -> Network {
+        Network {
+            dims: self
+                .shape
+                .iter()
+                .map(|d| Dim {
+                    topology: d.topology,
+                    npus: d.npus,
+                    tier: d.tier.clone(),
+                    latency_ns: 0.0,
+                })
+                .collect(),
+        }
+    }
+
     /// The choice that makes this design (None if its mapping order is unknown).
     pub fn choice(&self) -> Option<Choice> {
         Some(Choice {

@@ -7,7 +7,6 @@ use super::search::{CodesignError, CodesignSetup, ShapeSpace};
 use crate::analysis::shape_run::layouts_for;
 use crate::model::builder::Transformer;
 use crate::model::memory::{MemoryOptions, Recompute};
-use crate::model::network::{Dim, Network};
 use crate::model::scenario::Scenario;
 use crate::optimize::sweep::budget_range;
 use serde::{Deserialize, Serialize};
@@ -250,6 +249,16 @@ impl CodesignInputs {
         }
     }
 
+    /// [`CodesignInputs::around`] the design's budget, else its optimum's cost (else $10M).
+    pub fn for_design(sc: &Scenario) -> CodesignInputs {
+        use crate::optimize::{compile, solve, SolveOptions};
+        let budget = sc.constraints.budget_usd.or_else(|| {
+            let p = compile(sc).ok()?;
+            solve(&p, &SolveOptions::default()).ok().map(|s| s.cost_usd)
+        });
+        CodesignInputs::around(sc, budget.unwrap_or(1e7))
+    }
+
     pub fn preset(&self) -> Result<ModelPreset, CodesignError> {
         ModelPreset::parse(&self.model)
             .ok_or_else(|| CodesignError::UnknownModel(self.model.clone()))
@@ -305,18 +314,7 @@ impl CodesignInputs {
     /// the latency term on.
     pub fn design_scenario(&self, base: &Scenario, design: &Design) -> Option<Scenario> {
         let model = self.transformer().ok()?.0;
-        let shape = Network {
-            dims: design
-                .shape
-                .iter()
-                .map(|d| Dim {
-                    topology: d.topology,
-                    npus: d.npus,
-                    tier: d.tier.clone(),
-                    latency_ns: 0.0,
-                })
-                .collect(),
-        };
+        let shape = design.network();
         scenario_of(
             &model,
             &design.choice()?,
@@ -338,6 +336,14 @@ mod tests {
     #[test]
     fn the_views_question_searches_and_loads_a_design_that_keeps_its_time() {
         let base = presets::default_scenario();
+        let optimum = crate::optimize::compile(&base).unwrap();
+        let cost = crate::optimize::solve(&optimum, &Default::default())
+            .unwrap()
+            .cost_usd;
+        assert_eq!(
+            CodesignInputs::for_design(&base),
+            CodesignInputs::around(&base, cost)
+        );
         let mut inputs = CodesignInputs::around(&base, 1e7);
         inputs.budgets = 3;
         let setup = inputs.setup(&base).unwrap();

@@ -64,6 +64,32 @@ pub struct CodesignSetup {
     pub rank_budget: Option<f64>,
 }
 
+impl CodesignSetup {
+    /// The search of preset `p` on `npus` NPUs with 80 GB of HBM, default memory options, on
+    /// `costs`' tiers, ranked at the largest budget.
+    pub fn of_preset(
+        p: super::ModelPreset,
+        npus: u32,
+        costs: CostModel,
+        shapes: ShapeSpace,
+        budgets: Vec<f64>,
+    ) -> CodesignSetup {
+        CodesignSetup {
+            model: p.transformer(),
+            memory: MemoryOptions {
+                vocab: p.vocab(),
+                ..MemoryOptions::default()
+            },
+            npus,
+            hbm_gb: 80.0,
+            costs,
+            shapes,
+            budgets,
+            rank_budget: None,
+        }
+    }
+}
+
 /// Why a co-design cannot run, or found nothing.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CodesignError {
@@ -722,20 +748,8 @@ mod tests {
     use crate::presets;
 
     fn setup(shapes: ShapeSpace, budgets: Vec<f64>) -> CodesignSetup {
-        let p = ModelPreset::Gpt3;
-        CodesignSetup {
-            model: p.transformer(),
-            memory: MemoryOptions {
-                vocab: p.vocab(),
-                ..MemoryOptions::default()
-            },
-            npus: 4096,
-            hbm_gb: 80.0,
-            costs: presets::libra_4d_cost_model(),
-            shapes,
-            budgets,
-            rank_budget: None,
-        }
+        let costs = presets::libra_4d_cost_model();
+        CodesignSetup::of_preset(ModelPreset::Gpt3, 4096, costs, shapes, budgets)
     }
 
     #[test]
@@ -815,18 +829,7 @@ mod tests {
         designs.extend(run.ranked());
         assert!(!designs.is_empty());
         for d in &designs {
-            let shape = Network {
-                dims: d
-                    .shape
-                    .iter()
-                    .map(|x| Dim {
-                        topology: x.topology,
-                        npus: x.npus,
-                        tier: x.tier.clone(),
-                        latency_ns: 0.0,
-                    })
-                    .collect(),
-            };
+            let shape = d.network();
             assert!(s.costs.holds(&shape.dims), "{}", d.shape_label);
             assert!(d.memory_gb <= 80.0);
             assert_eq!(d.tp * d.pp * d.dp, 4096);

@@ -16,7 +16,6 @@ use crate::codesign::{
 };
 use crate::format::usd;
 use crate::model::scenario::Scenario;
-use crate::optimize::{compile, solve, SolveOptions};
 use leptos::prelude::*;
 
 /// Mount the view in the app's `#codesign-root`.
@@ -33,19 +32,6 @@ pub fn start() {
         line.remove();
     }
     leptos::mount::mount_to(root, CodesignPanel).forget();
-}
-
-/// The budget the view's budgets center on: the design's budget, else its optimum's cost.
-fn budget_of(sc: &Scenario) -> f64 {
-    sc.constraints
-        .budget_usd
-        .or_else(|| {
-            compile(sc)
-                .ok()
-                .and_then(|p| solve(&p, &SolveOptions::default()).ok())
-                .map(|s| s.cost_usd)
-        })
-        .unwrap_or(1e7)
 }
 
 #[derive(Clone, Copy)]
@@ -175,7 +161,7 @@ fn CodesignPanel() -> impl IntoView {
     bridge::on_base(move |sc| base.set(sc));
     let inputs = RwSignal::new(bridge::inputs().or_else(|| {
         base.get_untracked()
-            .map(|sc| CodesignInputs::around(&sc, budget_of(&sc)))
+            .map(|sc| CodesignInputs::for_design(&sc))
     }));
     // The question travels in the app's link.
     Effect::new(move |_| {
@@ -189,7 +175,7 @@ fn CodesignPanel() -> impl IntoView {
         match (inputs.get_untracked(), base.get_untracked()) {
         (Some(i), Some(sc)) => search.start(&i, &sc),
         (None, Some(sc)) => {
-            let i = CodesignInputs::around(&sc, budget_of(&sc));
+            let i = CodesignInputs::for_design(&sc);
             inputs.set(Some(i.clone()));
             search.start(&i, &sc);
         }

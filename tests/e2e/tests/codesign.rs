@@ -79,8 +79,8 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
         let hash = b.js("return location.hash;").await;
         let state = decode_with(hash.as_str().unwrap()).unwrap().1;
         let carried: CodesignInputs = serde_json::from_str(&state.codesign.unwrap()).unwrap();
-        // The budgets come from the optimum's cost, which the page and the core agree on to the
-        // solver's certified gap (not to the last bit: wasm and native libm round differently).
+        // The page centers the budgets on the solver's cost of the optimum; this test on the study's
+        // evaluation of it: the same number but for the last bits.
         let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b;
         assert!(near(carried.lo_usd, inputs.lo_usd) && near(carried.hi_usd, inputs.hi_usd));
         assert_eq!(

@@ -56,7 +56,7 @@ fn phones_and_tablets_scroll_only_downwards_and_every_control_takes_a_finger() {
                     small.as_array().unwrap().is_empty(),
                     "{width} px, {view}: small touch targets {small}"
                 );
-                if width == 390 && (view == "design" || view == "routing") {
+                if width == 390 && matches!(view, "design" | "routing" | "codesign") {
                     b.screenshot(&format!("phone-{view}")).await;
                 }
             }

@@ -307,13 +307,13 @@ fn box_and_pricing_row(rows: &[LinearConstraint], dims: usize, length: f64) -> O
     if width
         .iter()
         .zip(&hi)
-        .any(|(w, h)| h.is_finite() && !(*w > MARGIN * h.abs().max(length)))
+        .any(|(w, h)| h.is_finite() && *w <= MARGIN * h.abs().max(length))
     {
         return None;
     }
     let least: f64 = r.iter().zip(&lo).map(|(a, l)| a * l).sum();
     let gap = row.rhs - least;
-    if !(gap > MARGIN * row.rhs) {
+    if gap <= MARGIN * row.rhs {
         return None;
     }
     let reach: Vec<f64> = (0..dims).map(|d| width[d].min(gap / r[d])).collect();

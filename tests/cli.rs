@@ -201,6 +201,33 @@ fn optimize_expresses_libras_constraint_sets() {
 }
 
 #[test]
+fn optimize_by_projected_gradient_reaches_the_same_certified_optimum() {
+    let mut args = vec!["optimize".to_string()];
+    args.extend(gpt3_4d());
+    args.extend(["--total-bw", "500", "--method", "projected-gradient"].map(String::from));
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["method"], "projected-gradient");
+    assert!(v["time_ns"].as_f64().unwrap() <= 722411780.9202211 * (1.0 + 1e-6));
+    assert!(v["gap"].as_f64().unwrap() <= 1e-6);
+    // Many cheap steps rather than a few Newton steps.
+    assert!(v["iterations"].as_u64().unwrap() > 20);
+    let bad = run(&args[..args.len() - 1]
+        .iter()
+        .cloned()
+        .chain(["newton".to_string()])
+        .collect::<Vec<_>>());
+    assert_eq!(bad.0, 2);
+    assert!(
+        bad.2
+            .contains("unknown method 'newton': interior-point, projected-gradient"),
+        "{}",
+        bad.2
+    );
+}
+
+#[test]
 fn optimize_names_conflicting_constraints_with_exit_2() {
     let mut args = vec!["optimize".to_string()];
     args.extend(gpt3_4d());

@@ -65,6 +65,9 @@ optimize and pareto, constraints (added to the scenario's own):
   --constraint 'TEXT'         a linear constraint, e.g. 'B1 >= B2', 'B3 + B4 = 200' (repeatable)
   --objective time|time-x-cost|cost   (cost needs --time-target NS)
   --gap G                     stop at a certified relative gap of G (default 1e-6)
+  --method M                  interior-point (default: a barrier method, a few Newton steps) or
+                              projected-gradient (accelerated, many cheap steps; it stops with its
+                              certified gap after 20,000 steps); both end on the same certificate
   --efficiency D=ETA          routing efficiency of dimension D in (0, 1] (see `route`): times use
                               ETA x B_D, cost the provisioned B_D (repeatable)
 pareto:    --budgets LO:HI:N   N budgets from LO to HI $, log-spaced; --csv for CSV

@@ -5,12 +5,13 @@ use super::inputs::{self, SCENARIO_FLAGS, SCENARIO_OPTIONS};
 use super::Failure;
 use crate::model::scenario::{Objective, Scenario, TotalBandwidth};
 use crate::optimize::sweep::{budget_range, pareto as sweep_pareto, uniform};
-use crate::optimize::{compile, solve, SolveOptions};
+use crate::optimize::{compile, solve, Method, SolveOptions};
 use serde_json::json;
 use std::time::Instant;
 
-const CONSTRAINT_OPTIONS: [&str; 10] = [
+const CONSTRAINT_OPTIONS: [&str; 11] = [
     "efficiency",
+    "method",
     "total-bw",
     "total-bw-max",
     "budget",
@@ -161,6 +162,15 @@ fn options(args: &Args) -> Result<SolveOptions, ArgError> {
         }
         opts.rel_gap = g;
     }
+    if let Some(m) = args.one("method")? {
+        opts.method = Method::from_key(m).ok_or_else(|| ArgError::Bad {
+            option: "method".into(),
+            message: format!(
+                "unknown method '{m}': {}",
+                Method::ALL.map(|m| m.key()).join(", ")
+            ),
+        })?;
+    }
     Ok(opts)
 }
 
@@ -216,6 +226,7 @@ pub fn optimize(args: &[String]) -> Result<String, Failure> {
         "objective_value": s.objective_value,
         "lower_bound": s.lower_bound,
         "gap": s.gap,
+        "method": opts.method.key(),
         "iterations": s.iterations,
         "solve_us": solve_us,
         "idle_dims": s.idle_dims.iter().map(|d| d + 1).collect::<Vec<_>>(),

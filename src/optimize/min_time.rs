@@ -10,7 +10,9 @@ use super::linear::Relation;
 use super::lp::{self, LpResult, Row};
 use super::polish::{guess_active, polish};
 use super::problem::Problem;
-use super::solution::{solution, Solution, SolveError, SolveOptions};
+#[cfg(not(target_arch = "wasm32"))]
+use super::projected_gradient::projected_gradient;
+use super::solution::{solution, Method, Solution, SolveError, SolveOptions};
 
 /// The epigraph of `problem` over the rows of `feasible`, with every B_d > 0 as a row.
 pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
@@ -266,9 +268,27 @@ pub(crate) fn min_time_warm(
         Some(b) => (b, SURROGATE_TAU),
         None => (b0, 1.0),
     };
-    let mut z0 = b0.clone();
-    z0.extend(start_t(problem, &b0, 0.1));
-    let r = run(&ep, z0, compute, &upper, opts, &truth, tau_scale)?;
+    let r = match opts.method {
+        Method::InteriorPoint => {
+            let mut z0 = b0.clone();
+            z0.extend(start_t(problem, &b0, 0.1));
+            run(&ep, z0, compute, &upper, opts, &truth, tau_scale)?
+        }
+        #[cfg(target_arch = "wasm32")]
+        Method::ProjectedGradient => return Err(SolveError::MethodUnavailable(opts.method)),
+        #[cfg(not(target_arch = "wasm32"))]
+        Method::ProjectedGradient => {
+            let g = projected_gradient(&ep, &b0, compute, &upper, opts, &truth)?;
+            Run {
+                z: g.z,
+                mult: g.mult,
+                up: g.up,
+                low: g.low,
+                steps: g.steps,
+                path: g.path,
+            }
+        }
+    };
     let (mut sol, warm) = finish(&r.z, r.mult, r.low, r.steps);
     sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
     sol.path.push(sol.bw_gbps.clone());

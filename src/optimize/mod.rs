@@ -11,6 +11,11 @@ pub mod min_cost;
 pub mod min_time;
 mod polish;
 pub mod problem;
+// Native only for now: in the browser build it would push the app's wasm over its budget.
+#[cfg(not(target_arch = "wasm32"))]
+mod projected_gradient;
+#[cfg(not(target_arch = "wasm32"))]
+mod projection;
 pub mod solution;
 pub mod solver;
 pub mod sweep;
@@ -18,5 +23,6 @@ pub mod time_x_cost;
 pub mod uniform;
 
 pub use problem::{compile, CompileError, Pattern, Problem};
+pub use solution::Method;
 pub use solver::{solve, Solution, SolveError, SolveOptions};
 pub use uniform::{uniform_split, AllocationError};

@@ -62,6 +62,89 @@ mod tests {
         assert!((sum - 500.0).abs() < 1e-9);
     }
 
+    fn problem(rows: &[&str], a: Vec<f64>) -> Problem {
+        use crate::optimize::linear::parse_constraint;
+        use crate::optimize::Pattern;
+        let dims = a.len();
+        Problem {
+            dims,
+            compute_ns: 0.0,
+            patterns: vec![Pattern {
+                weight: 1.0,
+                alpha: vec![0.0; dims],
+                label: "p".into(),
+                a: a.clone(),
+            }],
+            cost_per_gbps: vec![1.0; dims],
+            rows: rows
+                .iter()
+                .map(|t| parse_constraint(t, dims).unwrap())
+                .collect(),
+            objective: Objective::Time,
+            idle: a.iter().map(|v| *v == 0.0).collect(),
+        }
+    }
+
+    /// Degenerate feasible sets, by both methods: the optimum with its certificate, never a
+    /// singular system or a NaN.
+    #[test]
+    fn degenerate_problems_are_solved_by_both_methods() {
+        // (name, rows, bytes per dimension, the optimum)
+        type Case = (&'static str, Vec<&'static str>, Vec<f64>, Vec<f64>);
+        let cases: [Case; 2] = [
+            // Every bandwidth fixed by the rows.
+            (
+                "all fixed",
+                vec!["B1 = 100", "B2 = 200", "B3 = 50"],
+                vec![1.0, 2.0, 3.0],
+                vec![100.0, 200.0, 50.0],
+            ),
+            // A budget exactly at the cheapest design (B >= 1 at cost 1 each): one point.
+            (
+                "budget at the cheapest",
+                vec!["B1 + B2 + B3 <= 3", "B1 >= 1", "B2 >= 1", "B3 >= 1"],
+                vec![1.0, 2.0, 3.0],
+                vec![1.0, 1.0, 1.0],
+            ),
+        ];
+        for (name, rows, a, want) in cases {
+            let p = problem(&rows, a);
+            for method in crate::optimize::Method::ALL {
+                let opts = SolveOptions {
+                    method,
+                    ..SolveOptions::default()
+                };
+                let s = solve(&p, &opts).unwrap_or_else(|e| panic!("{name} {method:?}: {e}"));
+                assert!(s.gap <= 1e-6 && s.time_ns.is_finite(), "{name} {method:?}");
+                for (b, w) in s.bw_gbps.iter().zip(&want) {
+                    assert!(
+                        (b - w).abs() <= 1e-6 * w,
+                        "{name} {method:?}: {:?}",
+                        s.bw_gbps
+                    );
+                }
+            }
+        }
+    }
+
+    /// Out of steps, the projected-gradient method says so with the gap it proved.
+    #[test]
+    fn the_projected_gradient_method_stops_with_its_gap() {
+        let p = compile(&presets::default_scenario()).unwrap();
+        let opts = SolveOptions {
+            method: crate::optimize::Method::ProjectedGradient,
+            max_gradient_steps: 3,
+            rel_gap: 1e-15,
+            ..SolveOptions::default()
+        };
+        match solve(&p, &opts) {
+            Err(SolveError::GapNotReached { steps, gap, .. }) => {
+                assert!(steps <= 3 && gap.is_finite() && gap >= 0.0, "{steps} {gap}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn an_idle_dimension_gets_the_least_bandwidth_allowed() {
         use crate::optimize::linear::parse_constraint;
@@ -85,14 +168,20 @@ mod tests {
             objective: Objective::Time,
             idle: vec![false, false, true],
         };
-        let s = solve(&p, &SolveOptions::default()).unwrap();
-        assert_eq!(s.idle_dims, vec![2]);
-        // The optimum puts B2 = 4 B1 with B1 + B2 = 290: B1 = 58, time 1/58.
-        assert!((s.bw_gbps[0] - 58.0).abs() < 1e-4, "{:?}", s.bw_gbps);
-        assert!((s.time_ns - 1.0 / 58.0).abs() <= 1e-6 / 58.0);
-        // B3 sits at its bound 10 (up to the 0.1% kept towards the interior).
-        assert!(s.bw_gbps[2] >= 10.0 && s.bw_gbps[2] < 10.0 + 1e-3 * 290.0);
-        let sum: f64 = s.bw_gbps.iter().sum();
-        assert!((sum - 300.0).abs() < 1e-6);
+        for method in crate::optimize::Method::ALL {
+            let opts = SolveOptions {
+                method,
+                ..SolveOptions::default()
+            };
+            let s = solve(&p, &opts).unwrap();
+            assert_eq!(s.idle_dims, vec![2]);
+            // The optimum puts B2 = 4 B1 with B1 + B2 = 290: B1 = 58, time 1/58.
+            assert!((s.bw_gbps[0] - 58.0).abs() < 1e-4, "{:?}", s.bw_gbps);
+            assert!((s.time_ns - 1.0 / 58.0).abs() <= 1e-6 / 58.0);
+            // B3 sits at its bound 10 (up to the 0.1% kept towards the interior).
+            assert!(s.bw_gbps[2] >= 10.0 && s.bw_gbps[2] < 10.0 + 1e-3 * 290.0);
+            let sum: f64 = s.bw_gbps.iter().sum();
+            assert!((sum - 300.0).abs() < 1e-6);
+        }
     }
 }

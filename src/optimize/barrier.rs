@@ -54,8 +54,12 @@ pub struct Epigraph {
     pub c: Vec<f64>,
     /// Rows of `G z <= h` over z = (B, t).
     pub g: Vec<(Vec<f64>, f64)>,
-    /// Rows of `E B = e` over B.
+    /// Rows of `E B = e` over B, linearly independent.
     pub e: Vec<(Vec<f64>, f64)>,
+    /// For each row of `e`, which equality of the problem's rows it is (0-based among them); an
+    /// equality that repeats others (`B1 >= 10` and `B1 <= 10`, both found to hold with equality)
+    /// is left out, so that the Newton systems stay regular.
+    pub e_of: Vec<usize>,
 }
 
 /// The state after centering.
@@ -87,6 +91,7 @@ impl Epigraph {
             c: vec![0.0; dims + patterns.len()],
             g: Vec::new(),
             e: Vec::new(),
+            e_of: Vec::new(),
         }
     }
 

@@ -138,7 +138,12 @@ pub(crate) fn dual_bound(
 
 /// d(lower bound)/d(rhs) of each row of `feasible`, in objective units per unit of the row's
 /// right-hand side, from the multipliers of the epigraph built by `epigraph`.
-pub(crate) fn sensitivities(feasible: &Feasible, mult: &Multipliers, scale: f64) -> Vec<f64> {
+pub(crate) fn sensitivities(
+    feasible: &Feasible,
+    e_of: &[usize],
+    mult: &Multipliers,
+    scale: f64,
+) -> Vec<f64> {
     let (mut gi, mut ei) = (0, 0);
     feasible
         .rows
@@ -154,7 +159,10 @@ pub(crate) fn sensitivities(feasible: &Feasible, mult: &Multipliers, scale: f64)
             }
             Relation::Eq => {
                 ei += 1;
-                -mult.eta[ei - 1] * scale
+                // A repeated equality carries none of the price (its first copy carries it all).
+                e_of.iter()
+                    .position(|&i| i == ei - 1)
+                    .map_or(0.0, |k| -mult.eta[k] * scale)
             }
         })
         .collect()

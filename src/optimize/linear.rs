@@ -247,6 +247,28 @@ pub fn parse_constraint(text: &str, dims: usize) -> Result<LinearConstraint, Con
     })
 }
 
+/// The equality rows that are linearly independent of the ones before them (Gram-Schmidt, relative
+/// tolerance 1e-10): `B1 = 1, B2 = 1, B1 + B2 = 2` keeps the first two, so that Newton and
+/// projection systems stay regular.
+pub(crate) fn independent(rows: &[(Vec<f64>, f64)]) -> Vec<usize> {
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    let mut kept = Vec::new();
+    for (i, (row, _)) in rows.iter().enumerate() {
+        let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let mut rest = row.clone();
+        for q in &basis {
+            let along: f64 = rest.iter().zip(q).map(|(a, b)| a * b).sum();
+            rest.iter_mut().zip(q).for_each(|(r, b)| *r -= along * b);
+        }
+        let left = rest.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if left > 1e-10 * norm {
+            basis.push(rest.iter().map(|v| v / left).collect());
+            kept.push(i);
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@
 use super::barrier::Epigraph;
 use super::certificate::{barrier_multipliers, dual_bound, sensitivities, Multipliers};
 use super::feasible::Feasible;
-use super::linear::Relation;
+use super::linear::{independent, Relation};
 use super::lp::{self, LpResult, Row};
 use super::polish::{guess_active, polish};
 use super::problem::Problem;
@@ -20,6 +20,16 @@ pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
     let pats = problem.patterns.len();
     let n = dims + pats;
     let mut ep = Epigraph::new(dims, &problem.patterns);
+    let equalities: Vec<(Vec<f64>, f64)> = feasible
+        .rows
+        .iter()
+        .filter(|r| r.rel == Relation::Eq)
+        .map(|r| (r.coeffs.clone(), r.rhs))
+        .collect();
+    for i in independent(&equalities) {
+        ep.e.push(equalities[i].clone());
+        ep.e_of.push(i);
+    }
     for r in &feasible.rows {
         let pad = |sign: f64| {
             let mut a: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
@@ -29,7 +39,7 @@ pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
         match r.rel {
             Relation::Le => ep.g.push(pad(1.0)),
             Relation::Ge => ep.g.push(pad(-1.0)),
-            Relation::Eq => ep.e.push((r.coeffs.clone(), r.rhs)),
+            Relation::Eq => {}
         }
     }
     for d in 0..dims {
@@ -228,7 +238,7 @@ pub(crate) fn min_time_warm(
     let finish = |z: &[f64], mult: Multipliers, low: f64, steps: usize| {
         let bw = least_idle(problem, feasible, &z[..problem.dims]);
         let mut sol = solution(problem, bw, false, low * scale, steps);
-        sol.sensitivity = sensitivities(feasible, &mult, scale);
+        sol.sensitivity = sensitivities(feasible, &ep.e_of, &mult, scale);
         let warm = Warm {
             bw: z[..problem.dims].to_vec(),
             mult: mult.scaled(scale),

@@ -70,28 +70,6 @@ fn smoothed(ep: &Epigraph, mu: &[f64], b: &[f64], grad: &mut [f64], pi: &mut [f6
     value.is_finite().then_some(value)
 }
 
-/// The equality rows that are linearly independent of the ones before them (Gram-Schmidt, relative
-/// tolerance 1e-10): `B1 = 1, B2 = 1, B1 + B2 = 2` keeps the first two, so that the projection's
-/// system stays regular.
-fn independent(rows: &[(Vec<f64>, f64)]) -> Vec<usize> {
-    let mut basis: Vec<Vec<f64>> = Vec::new();
-    let mut kept = Vec::new();
-    for (i, (row, _)) in rows.iter().enumerate() {
-        let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let mut rest = row.clone();
-        for q in &basis {
-            let along: f64 = rest.iter().zip(q).map(|(a, b)| a * b).sum();
-            rest.iter_mut().zip(q).for_each(|(r, b)| *r -= along * b);
-        }
-        let left = rest.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if left > 1e-10 * norm {
-            basis.push(rest.iter().map(|v| v / left).collect());
-            kept.push(i);
-        }
-    }
-    kept
-}
-
 /// The `L` for which a gradient step `grad / (L M)` moves `x` by 0.1% (in the metric `M`).
 fn step_scale(x: &[f64], grad: &[f64], metric: &[f64]) -> f64 {
     let size = x
@@ -162,10 +140,9 @@ pub(crate) fn projected_gradient(
     }
     // The polytope; the last `dims` rows of the epigraph are `-B_d <= 0`, held at a sliver above.
     let floor = ep.g.len() - dims;
-    let kept = independent(&ep.e);
     let poly = Polytope {
         dims,
-        eq: kept.iter().map(|&i| ep.e[i].clone()).collect(),
+        eq: ep.e.clone(),
         le: ep
             .g
             .iter()
@@ -298,14 +275,7 @@ pub(crate) fn projected_gradient(
                 .enumerate()
                 .map(|(i, v)| if i < floor { v * l } else { 0.0 })
                 .collect(),
-            // A dependent equality keeps a multiplier of 0 (any value is valid for the bound).
-            eta: {
-                let mut eta = vec![0.0; ep.e.len()];
-                for (&i, v) in kept.iter().zip(&proj.eta) {
-                    eta[i] = v * l;
-                }
-                eta
-            },
+            eta: proj.eta.iter().map(|v| v * l).collect(),
         };
         let z = with_times(ep, &x);
         let up = truth(&z);

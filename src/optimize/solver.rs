@@ -91,7 +91,7 @@ mod tests {
     fn degenerate_problems_are_solved_by_both_methods() {
         // (name, rows, bytes per dimension, the optimum)
         type Case = (&'static str, Vec<&'static str>, Vec<f64>, Vec<f64>);
-        let cases: [Case; 2] = [
+        let cases: [Case; 3] = [
             // Every bandwidth fixed by the rows.
             (
                 "all fixed",
@@ -105,6 +105,13 @@ mod tests {
                 vec!["B1 + B2 + B3 <= 3", "B1 >= 1", "B2 >= 1", "B3 >= 1"],
                 vec![1.0, 2.0, 3.0],
                 vec![1.0, 1.0, 1.0],
+            ),
+            // Bounds that meet, beside a total: B1 = 10 from two rows, the rest split 2 : 3.
+            (
+                "bounds that meet",
+                vec!["B1 + B2 + B3 = 100", "B1 >= 10", "B1 <= 10"],
+                vec![0.1, 2.0, 3.0],
+                vec![10.0, 36.0, 54.0],
             ),
         ];
         for (name, rows, a, want) in cases {

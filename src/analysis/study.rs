@@ -81,7 +81,11 @@ fn front_problem(sc: &Scenario, problem: &Problem) -> Result<Problem, CompileErr
 /// Solve `sc` for its objective, evaluate the optimum and the uniform design, and sweep the front.
 pub fn study(sc: &Scenario) -> Result<Study, StudyError> {
     let problem = compile(sc)?;
-    let opts = SolveOptions::default();
+    // The landscape draws the barrier's central path.
+    let opts = SolveOptions {
+        central_path: true,
+        ..SolveOptions::default()
+    };
     let optimum = solve(&problem, &opts)?;
     let evaluation = sc.evaluate(&optimum.bw_gbps)?;
     let uniform = match uniform(&problem) {

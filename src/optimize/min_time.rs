@@ -56,7 +56,7 @@ const SURROGATE_TAU: f64 = 10.0;
 /// The surrogate start (see `min_time_warm`), when the feasible set has exactly one row with a
 /// positive coefficient on every dimension that is an equality or the only inequality of that
 /// kind; None otherwise.
-fn surrogate_start(problem: &Problem, feasible: &Feasible) -> Option<Vec<f64>> {
+fn surrogate_start(problem: &Problem, feasible: &Feasible, equalize: bool) -> Option<Vec<f64>> {
     let dims = problem.dims;
     let pricing: Vec<_> = feasible
         .rows
@@ -82,7 +82,10 @@ fn surrogate_start(problem: &Problem, feasible: &Feasible) -> Option<Vec<f64>> {
     let shape: Vec<f64> = c
         .iter()
         .zip(&row.coeffs)
-        .map(|(c, r)| (c.max(1e-6 * top) / r).sqrt())
+        .map(|(c, r)| match equalize {
+            true => c.max(1e-6 * top),
+            false => (c.max(1e-6 * top) / r).sqrt(),
+        })
         .collect();
     let used: f64 = shape.iter().zip(&row.coeffs).map(|(s, r)| s * r).sum();
     let fill = if row.rel == Relation::Eq { 1.0 } else { 0.999 };
@@ -271,13 +274,33 @@ pub(crate) fn min_time_warm(
     // upper bound of the max) on that row, B_d proportional to sqrt(c_d / r_d); the barrier then
     // begins at a weight that matches how close that start is.
     let (b0, tau_scale) = match (warm.is_none() && start.is_none())
-        .then(|| surrogate_start(problem, feasible))
+        .then(|| surrogate_start(problem, feasible, false))
         .flatten()
         .filter(|b| strictly_inside(&ep, b) && problem.time(b) <= problem.time(&b0))
     {
         Some(b) => (b, SURROGATE_TAU),
         None => (b0, 1.0),
     };
+    // The exact optimum at once when the active set can be guessed at the level start (every
+    // pattern's dimensions equally fast, B_d proportional to c_d) or at the surrogate's.
+    if warm.is_none()
+        && start.is_none()
+        && !opts.central_path
+        && opts.method == Method::InteriorPoint
+    {
+        let level = surrogate_start(problem, feasible, true).filter(|b| strictly_inside(&ep, b));
+        for from in level.iter().chain([&b0]) {
+            if let Some((zp, mp)) = direct(&ep, from) {
+                let up = truth(&zp);
+                let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
+                if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
+                    let (mut sol, warm) = finish(&zp, mp, low, 0);
+                    sol.path = vec![from.clone(), sol.bw_gbps.clone()];
+                    return Ok((sol, warm));
+                }
+            }
+        }
+    }
     let r = match opts.method {
         Method::InteriorPoint => {
             let mut z0 = b0.clone();
@@ -303,6 +326,62 @@ pub(crate) fn min_time_warm(
     sol.path = r.path.iter().map(|z| z[..problem.dims].to_vec()).collect();
     sol.path.push(sol.bw_gbps.clone());
     Ok((sol, warm))
+}
+
+/// The exact optimum straight from the surrogate start, without barrier steps, when its active set
+/// can be guessed there: the terms within half of their pattern's time, the multipliers shared
+/// equally among them, the equality rows' from the bandwidths' stationarity. None when the active
+/// set's Newton method does not settle (the barrier then runs).
+fn direct(ep: &Epigraph, b0: &[f64]) -> Option<(Vec<f64>, Multipliers)> {
+    let dims = ep.dims;
+    let mut z = b0.to_vec();
+    z.resize(ep.n(), 0.0);
+    for k in &ep.terms {
+        z[dims + k.p] = z[dims + k.p].max(k.alpha + k.a / b0[k.d]);
+    }
+    let terms: Vec<bool> = ep
+        .terms
+        .iter()
+        .map(|k| k.alpha + k.a / b0[k.d] >= 0.5 * z[dims + k.p])
+        .collect();
+    let mut count = vec![0usize; ep.patterns];
+    for (k, on) in ep.terms.iter().zip(&terms) {
+        count[k.p] += usize::from(*on);
+    }
+    let lambda: Vec<f64> = ep
+        .terms
+        .iter()
+        .zip(&terms)
+        .map(|(k, on)| match on {
+            true => ep.c[dims + k.p] / count[k.p] as f64,
+            false => 0.0,
+        })
+        .collect();
+    let mut pull = vec![0.0; dims];
+    for (k, l) in ep.terms.iter().zip(&lambda) {
+        pull[k.d] += l * k.a / (b0[k.d] * b0[k.d]);
+    }
+    let eta =
+        ep.e.iter()
+            .map(|(row, _)| {
+                let (num, den) = row
+                    .iter()
+                    .zip(&pull)
+                    .fold((0.0, 0.0), |(n, d), (r, p)| (n + r * p, d + r * r));
+                if den > 0.0 {
+                    num / den
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+    let mult = Multipliers {
+        lambda,
+        nu: vec![0.0; ep.g.len()],
+        eta,
+    };
+    let (_, rows) = guess_active(ep, &z);
+    polish(ep, &z, &mult, terms, rows)
 }
 
 /// Dimensions without traffic do not change the time, so their bandwidth is set to the least the

@@ -209,8 +209,15 @@ fn kkt(
         if !solve_in_place(&mut jac, size, &mut step) {
             return None;
         }
+        // Damped: at most 90% of the way to B = 0 in any dimension.
+        let reach = x[..dims]
+            .iter()
+            .zip(&step)
+            .filter(|(_, s)| **s < 0.0)
+            .map(|(b, s)| 0.9 * b / -s)
+            .fold(1.0f64, f64::min);
         for (xi, s) in x.iter_mut().zip(&step) {
-            *xi += s;
+            *xi += reach * s;
         }
         if x[..dims].iter().any(|b| *b <= 0.0) {
             return None;

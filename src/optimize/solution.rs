@@ -50,6 +50,9 @@ pub struct SolveOptions {
     /// Gradient steps allowed in all (projected gradient); then the best point is returned with
     /// its certified gap.
     pub max_gradient_steps: usize,
+    /// Keep the barrier's central path (the landscape draws it) rather than finishing at once
+    /// from a start where the active set can be guessed.
+    pub central_path: bool,
 }
 
 impl Default for SolveOptions {
@@ -59,6 +62,7 @@ impl Default for SolveOptions {
             max_newton_steps: 3_000,
             method: Method::InteriorPoint,
             max_gradient_steps: 20_000,
+            central_path: false,
         }
     }
 }

@@ -181,11 +181,12 @@ fn kkt(
     };
     let norm = |f: &[f64]| f.iter().map(|v| v * v).sum::<f64>().sqrt();
     let mut f = residual(&x);
+    let (mut jac, mut step) = (vec![0.0; size * size], vec![0.0; size]);
     for _ in 0..12 {
-        if norm(&f) <= 1e-13 * (1.0 + norm(&x[..n])) {
+        if norm(&f) <= 1e-11 * (1.0 + norm(&x[..n])) {
             break;
         }
-        let mut jac = vec![0.0; size * size];
+        jac.fill(0.0);
         for (j, &i) in active.iter().enumerate() {
             let k = &ep.terms[i];
             let l = x[n + j];
@@ -205,7 +206,9 @@ fn kkt(
                 jac[rj * size + i] += ai;
             }
         }
-        let mut step: Vec<f64> = f.iter().map(|v| -v).collect();
+        for (s, v) in step.iter_mut().zip(&f) {
+            *s = -v;
+        }
         if !solve_in_place(&mut jac, size, &mut step) {
             return None;
         }

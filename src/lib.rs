@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod charts;
+pub mod cluster;
 pub mod codesign;
 pub mod form;
 pub mod format;

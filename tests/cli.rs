@@ -501,3 +501,107 @@ fn codesign_says_which_limit_fails() {
     assert_eq!(v["model"], "custom");
     assert!(v["best"]["time_ns"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn trace_and_simulate_a_cluster_over_time() {
+    let dir = std::env::temp_dir().join(format!("libra-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("trace.json");
+    let (code, out, err) = run(&args(&[
+        "trace",
+        "--tors",
+        "8",
+        "--spines",
+        "8",
+        "--hosts-per-tor",
+        "32",
+        "--jobs",
+        "6",
+        "--arrival-rate",
+        "1",
+        "--iterations",
+        "2",
+        "--compute-s",
+        "0.5",
+        "--ring-size",
+        "2",
+        "--mix",
+        "gpt3,bloom",
+        "--seed",
+        "5",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&path, &out).unwrap();
+    let file = path.to_str().unwrap();
+    let mut means = Vec::new();
+    for policy in ["ecmp", "edge-coloring"] {
+        let (code, out, err) = run(&args(&[
+            "simulate",
+            file,
+            "--policy",
+            policy,
+            "--reroute",
+            "every:2",
+        ]));
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        let jobs = v["jobs"].as_array().unwrap();
+        assert_eq!(jobs.len(), 6);
+        for j in jobs {
+            for key in ["id", "arrival_s", "start_s", "end_s", "jct_s"] {
+                assert!(!j[key].is_null(), "{key}");
+            }
+            let jct = j["jct_s"].as_f64().unwrap();
+            let span = j["end_s"].as_f64().unwrap() - j["arrival_s"].as_f64().unwrap();
+            assert!((jct - span).abs() < 1e-9);
+        }
+        for key in ["mean_jct_s", "makespan_s", "throughput", "reroutes"] {
+            assert!(!v[key].is_null(), "{key}");
+        }
+        assert!(v.get("timeline").is_none());
+        means.push(v["mean_jct_s"].as_f64().unwrap());
+        // The same trace and policy: the same jobs.
+        let (_, again, _) = run(&args(&[
+            "simulate",
+            file,
+            "--policy",
+            policy,
+            "--reroute",
+            "every:2",
+        ]));
+        let w: Value = serde_json::from_str(&again).unwrap();
+        assert_eq!(v["jobs"], w["jobs"]);
+    }
+    assert!(means[1] <= means[0] * (1.0 + 1e-9), "{means:?}");
+    // Bad input: usage errors and a trace entry named.
+    let (code, _, err) = run(&args(&["simulate", file, "--policy", "fastest"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown policy \"fastest\": ecmp, greedy, edge-coloring, annealing, optimal"),
+        "{err}"
+    );
+    let (code, _, err) = run(&args(&["simulate", file, "--reroute", "every:-1"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("every:SECONDS"), "{err}");
+    let mut t: Value = serde_json::from_str(&out).unwrap();
+    t["jobs"][3]["id"] = t["jobs"][1]["id"].clone();
+    std::fs::write(&path, t.to_string()).unwrap();
+    let (code, _, err) = run(&args(&["simulate", file]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("jobs[3]: id 1 is used twice (first by jobs[1])"),
+        "{err}"
+    );
+    let (code, _, err) = run(&args(&[
+        "trace",
+        "--tors",
+        "2",
+        "--hosts-per-tor",
+        "4",
+        "--mix",
+        "gpt3",
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("needs 256 NICs; the cluster has 8"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

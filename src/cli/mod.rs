@@ -1,6 +1,7 @@
 //! The native command line, on the same core as the app.
 
 mod args;
+mod cluster;
 mod codesign;
 mod evaluate;
 mod inputs;
@@ -40,6 +41,14 @@ Commands:
              --failed-spines --failed-links --seed --chunk-bytes; --models gpt3,bloom,llama2 for the
              paper's jobs (TP x PP shards, one ring per shard, chunk = FP32 weights / shards / ring
              size) on the paper's fabric by default (64 ToRs x 32 spines, 32 NICs per ToR)
+  trace      a generated job trace (JSON) for simulate: --tors --spines --hosts-per-tor (default the
+             paper's 64 x 32 x 32) --jobs J (200) --arrival-rate PER_S (0.5, Poisson) --iterations I
+             (10) --compute-s C (1) --ring-size R (4) [--chunk-bytes B] [--mix gpt3,bloom,llama2]
+             [--failed-spines F] [--link-gbps --nic-gbps (400)] --seed K
+  simulate   TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal [--reroute
+             arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]: the
+             cluster over time, as JSON with jobs (id, arrival_s, start_s, end_s, jct_s, slowdown),
+             mean_jct_s, makespan_s, throughput, busy_fraction, reroutes, controller_s
   permalink  the URL fragment (#v1=...) that opens a scenario in the app; --base-url URL prints
              the whole link URL#v1=... (URL: where the app is published); --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
@@ -130,6 +139,8 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some("permalink") => permalink::permalink(rest),
         Some("route") => route::route(rest),
         Some("route-scenario") => route::route_scenario(rest),
+        Some("trace") => cluster::trace(rest),
+        Some("simulate") => cluster::simulate_cmd(rest),
         Some("network") => Ok(describe_default_network()),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };

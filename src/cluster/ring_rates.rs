@@ -4,55 +4,133 @@
 //! link fills, the rings on it freeze. With one flow per ring this is the per-flow max-min of
 //! `routing::rates`.
 
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
+
+/// A level (Gbps) ordered by `total_cmp`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Level(f64);
+
+impl Eq for Level {}
+
+impl PartialOrd for Level {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Level {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// Each ring's rate (Gbps) given the links it crosses with their multiplicity and the links'
 /// capacities (Gbps). A ring on a link of capacity 0 gets 0.
 pub fn ring_rates(rings: &[Vec<(usize, u32)>], capacity: &[f64]) -> Vec<f64> {
-    let mut rate = vec![0.0; rings.len()];
-    let mut frozen = vec![false; rings.len()];
-    let mut left: Vec<f64> = capacity.to_vec();
-    let mut load = vec![0.0f64; capacity.len()];
-    loop {
-        // The unfrozen rings' multiplicity on each link.
-        load.iter_mut().for_each(|l| *l = 0.0);
+    RingRates::default().rates(rings, capacity)
+}
+
+/// [`ring_rates`] with its work buffers kept from call to call (the simulation calls it at every
+/// event). The rings rise together; the link that fills first (the least `left / load`, from a
+/// heap) freezes its rings at that level and their load leaves their other links, whose filling
+/// levels move later.
+#[derive(Clone, Debug, Default)]
+pub struct RingRates {
+    /// Per link of the fabric: its position in `used` plus one (0: not in use in this call).
+    slot: Vec<u32>,
+    used: Vec<usize>,
+    load: Vec<f64>,
+    left: Vec<f64>,
+    /// The rings on each used link (CSR).
+    start: Vec<usize>,
+    on: Vec<usize>,
+}
+
+impl RingRates {
+    pub fn rates(&mut self, rings: &[Vec<(usize, u32)>], capacity: &[f64]) -> Vec<f64> {
+        if self.slot.len() < capacity.len() {
+            self.slot.resize(capacity.len(), 0);
+        }
+        for &l in &self.used {
+            self.slot[l] = 0;
+        }
+        self.used.clear();
+        self.load.clear();
+        for links in rings {
+            for &(l, k) in links {
+                if self.slot[l] == 0 {
+                    self.used.push(l);
+                    self.slot[l] = self.used.len() as u32;
+                    self.load.push(0.0);
+                }
+                self.load[self.slot[l] as usize - 1] += f64::from(k);
+            }
+        }
+        let n = self.used.len();
+        self.left.clear();
+        self.left.extend(self.used.iter().map(|&l| capacity[l]));
+        // CSR of link -> rings.
+        self.start.clear();
+        self.start.resize(n + 1, 0);
+        for links in rings {
+            for &(l, _) in links {
+                self.start[self.slot[l] as usize] += 1;
+            }
+        }
+        for i in 0..n {
+            self.start[i + 1] += self.start[i];
+        }
+        self.on.clear();
+        self.on.resize(self.start[n], 0);
+        let mut fill = self.start.clone();
         for (r, links) in rings.iter().enumerate() {
-            if !frozen[r] {
-                for &(l, k) in links {
-                    load[l] += f64::from(k);
+            for &(l, _) in links {
+                let i = self.slot[l] as usize - 1;
+                self.on[fill[i]] = r;
+                fill[i] += 1;
+            }
+        }
+        // Each used link fills at `at + left / load`; a heap of those levels (stale entries are
+        // skipped by their version) replaces a scan of every link per round.
+        let mut rate = vec![f64::NAN; rings.len()];
+        let mut at = vec![0.0f64; n];
+        let mut version = vec![0u32; n];
+        let mut heap: BinaryHeap<Reverse<(Level, usize, u32)>> = (0..n)
+            .filter(|&i| self.load[i] > 0.0)
+            .map(|i| Reverse((Level(self.left[i].max(0.0) / self.load[i]), i, 0)))
+            .collect();
+        while let Some(Reverse((Level(level), i, v))) = heap.pop() {
+            if v != version[i] {
+                continue;
+            }
+            for j in self.start[i]..self.start[i + 1] {
+                let r = self.on[j];
+                if !rate[r].is_nan() {
+                    continue;
+                }
+                rate[r] = level;
+                for &(l, k) in &rings[r] {
+                    let x = self.slot[l] as usize - 1;
+                    self.left[x] -= (level - at[x]) * self.load[x];
+                    at[x] = level;
+                    self.load[x] -= f64::from(k);
+                    version[x] += 1;
+                    if x != i && self.load[x] > 0.5 {
+                        let fill = level + self.left[x].max(0.0) / self.load[x];
+                        heap.push(Reverse((Level(fill), x, version[x])));
+                    }
                 }
             }
         }
-        let step = (0..capacity.len())
-            .filter(|&l| load[l] > 0.0)
-            .map(|l| left[l].max(0.0) / load[l])
-            .fold(f64::INFINITY, f64::min);
-        if !step.is_finite() {
-            break;
-        }
-        for (r, links) in rings.iter().enumerate() {
-            if !frozen[r] {
-                rate[r] += step;
-                for &(l, k) in links {
-                    left[l] -= step * f64::from(k);
-                }
+        // Rings on no link (none in practice) are unbounded; say 0 rather than infinity.
+        for r in rate.iter_mut() {
+            if r.is_nan() {
+                *r = 0.0;
             }
         }
-        let mut any = false;
-        for (r, links) in rings.iter().enumerate() {
-            if !frozen[r]
-                && links
-                    .iter()
-                    .any(|&(l, _)| left[l] <= 1e-12 * capacity[l].max(1e-300))
-            {
-                frozen[r] = true;
-                any = true;
-            }
-        }
-        if !any {
-            // Rounding left every link a sliver: nothing more to share.
-            break;
-        }
+        rate
     }
-    rate
 }
 
 #[cfg(test)]

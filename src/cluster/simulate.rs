@@ -1,14 +1,18 @@
 //! The cluster over time (README "Cluster simulation"): jobs of a trace arrive, wait for NICs in
 //! arrival order, are placed, and train: each iteration computes, then every ring of the job runs
-//! its All-Reduce at the max-min fair ring rate (`ring_rates.rs`) over the routes that the policy
+//! its All-Reduce at the max-min fair rate (`ring_rates.rs`) over the routes that the policy
 //! chose; a job leaves after its last iteration. The controller recomputes every route on a
 //! trigger (every start or departure, every T seconds, or never: a new job's flows are routed when
 //! it starts and keep their routes); a spine that fails or recovers always triggers a full
-//! recomputation. Between events the rates are constant, so the simulation jumps from event to
+//! recomputation. A job's rings advance together, as one synchronous collective whose load on a
+//! link is the number of its flows there: the iteration waits for the slowest ring, and what a
+//! faster ring would leave idle at the very end of its All-Reduce is not handed to other jobs (the
+//! Routing view's per-flow fluid model does that for one snapshot; here it would multiply the
+//! events by the number of rings). Between events the rates are constant, so the simulation jumps from event to
 //! event: arrivals, ends of compute, ends of All-Reduces, failures and the controller's timer.
 
 use super::placement::{Nics, Placement};
-use super::ring_rates::ring_rates;
+use super::ring_rates::RingRates;
 use super::trace::{Trace, TraceError, TraceJob};
 use crate::routing::annealing::annealing;
 use crate::routing::edge_coloring::edge_coloring;
@@ -67,7 +71,7 @@ impl Policy {
 /// Annealing moves per routing (the Routing view uses 200,000 for one snapshot).
 const ANNEALING_MOVES: u64 = 20_000;
 /// Search nodes of the exact optimizer per routing (the best found within them is used).
-const OPTIMAL_NODES: u64 = 20_000;
+const OPTIMAL_NODES: u64 = 5_000;
 
 /// When the controller recomputes every route.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -180,7 +184,7 @@ struct Running {
     start: f64,
     done_iterations: u32,
     phase: Phase,
-    /// Bits left of each ring's All-Reduce.
+    /// Bits left of the All-Reduce (one entry: the job's rings advance together).
     left: Vec<f64>,
     /// Each ring's links with multiplicity, from the last routing.
     paths: Vec<Vec<(usize, u32)>>,
@@ -205,8 +209,7 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
         .failures
         .iter()
         .flat_map(|f| {
-            std::iter::once((f.at_s, f.spine, true))
-                .chain(f.recover_s.map(|r| (r, f.spine, false)))
+            std::iter::once((f.at_s, f.spine, true)).chain(f.recover_s.map(|r| (r, f.spine, false)))
         })
         .collect();
     changes.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -224,6 +227,7 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
     let mut timeline: Vec<Sample> = Vec::new();
     let mut capacity: Vec<f64> = Vec::new();
     let mut full_reroute = true;
+    let mut sharing = RingRates::default();
     for _ in 0..MAX_EVENTS {
         // Arrivals, failures and recoveries due now.
         while next_arrival < arrivals.len() && trace.jobs[arrivals[next_arrival]].arrival_s <= t {
@@ -311,7 +315,7 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                 }
             }
         }
-        let rates = ring_rates(&comm_paths, &capacity);
+        let rates = sharing.rates(&comm_paths, &capacity);
         push_sample(
             &mut timeline,
             Sample {
@@ -385,7 +389,7 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                 Phase::Compute { until } if until <= t => {
                     r.phase = Phase::Comm;
                     let bits = 2.0 * f64::from(job.ring_size - 1) * job.chunk_bytes * 8.0;
-                    r.left = vec![bits; r.rings.len()];
+                    r.left = vec![bits; r.paths.len()];
                 }
                 Phase::Comm if r.left.iter().all(|b| *b <= 0.0) => {
                     r.done_iterations += 1;
@@ -432,7 +436,10 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
         )));
     }
     let makespan = jobs.iter().map(|j| j.end_s).fold(0.0, f64::max);
-    let first = jobs.iter().map(|j| j.arrival_s).fold(f64::INFINITY, f64::min);
+    let first = jobs
+        .iter()
+        .map(|j| j.arrival_s)
+        .fold(f64::INFINITY, f64::min);
     let span = (makespan - first.min(makespan)).max(f64::MIN_POSITIVE);
     let held: f64 = jobs.iter().map(|j| j.end_s - j.start_s).sum();
     Ok(SimResult {
@@ -502,24 +509,26 @@ fn route_all(
     Ok((inst, routing))
 }
 
-/// Running job `i`'s rings as links with multiplicity, in ring order.
+/// Running job `i`'s links with multiplicity over all its rings, as one unit: the job's rings
+/// advance together (an iteration waits for its slowest ring), so the job shares the fabric as one
+/// synchronous collective.
 fn ring_paths(inst: &Instance, routing: &Routing, i: usize) -> Vec<Vec<(usize, u32)>> {
-    inst.jobs[i]
-        .1
-        .iter()
-        .map(|&ring| {
-            let mut links: Vec<(usize, u32)> = Vec::new();
-            for &f in &inst.rings[ring].flows {
-                for l in inst.flows[f].path(&inst.fabric, routing.0[f]) {
-                    match links.iter_mut().find(|(x, _)| *x == l) {
-                        Some((_, k)) => *k += 1,
-                        None => links.push((l, 1)),
+    let mut links: Vec<(usize, u32)> = Vec::new();
+    let mut at: std::collections::HashMap<usize, usize> = Default::default();
+    for &ring in &inst.jobs[i].1 {
+        for &f in &inst.rings[ring].flows {
+            for l in inst.flows[f].path(&inst.fabric, routing.0[f]) {
+                match at.get(&l) {
+                    Some(&x) => links[x].1 += 1,
+                    None => {
+                        at.insert(l, links.len());
+                        links.push((l, 1));
                     }
                 }
             }
-            links
-        })
-        .collect()
+        }
+    }
+    vec![links]
 }
 
 /// The job alone on its NICs: every ring at the line rate of its slowest flow (the NIC, and the
@@ -530,8 +539,8 @@ fn contention_free_s(trace: &Trace, job: &TraceJob, rings: &[Vec<u32>]) -> f64 {
     let rate = rings
         .iter()
         .map(|ring| {
-            let crosses = (0..ring.len())
-                .any(|i| ring[i] / per_tor != ring[(i + 1) % ring.len()] / per_tor);
+            let crosses =
+                (0..ring.len()).any(|i| ring[i] / per_tor != ring[(i + 1) % ring.len()] / per_tor);
             match crosses {
                 true => net.nic_gbps.min(net.link_gbps),
                 false => net.nic_gbps,
@@ -600,7 +609,11 @@ mod tests {
             let want = hand(3.0, 0.5, 2.0, 1e9, 100.0);
             let j = &r.jobs[0];
             assert_eq!((j.id, j.arrival_s, j.start_s), (7, 1.0, 1.0));
-            assert!((j.jct_s - want).abs() < 1e-9 * want, "{policy:?}: {}", j.jct_s);
+            assert!(
+                (j.jct_s - want).abs() < 1e-9 * want,
+                "{policy:?}: {}",
+                j.jct_s
+            );
             assert!((j.slowdown - 1.0).abs() < 1e-9);
             assert!((r.makespan_s - (1.0 + want)).abs() < 1e-9);
             assert!((j.comm_s - (want - 1.5)).abs() < 1e-9);
@@ -634,7 +647,12 @@ mod tests {
         assert!(r.timeline.iter().any(|s| s.running >= 3));
         assert!(r.jobs.iter().any(|j| j.start_s > j.arrival_s));
         for j in &r.jobs {
-            assert!((j.slowdown - 1.0).abs() < 1e-9, "job {}: {}", j.id, j.slowdown);
+            assert!(
+                (j.slowdown - 1.0).abs() < 1e-9,
+                "job {}: {}",
+                j.id,
+                j.slowdown
+            );
         }
         // ECMP's hashing collides on the same trace: some job is slower.
         let e = simulate(&trace, &opts(Policy::Ecmp, Reroute::Arrival)).unwrap();
@@ -670,8 +688,12 @@ mod tests {
                 shards: 1 + (i as u32 % 8),
             };
         }
-        for policy in Policy::ALL {
-            for reroute in [Reroute::Arrival, Reroute::Every(0.5), Reroute::Never] {
+        let cases = Policy::ALL
+            .map(|p| (p, Reroute::Arrival))
+            .into_iter()
+            .chain([Reroute::Every(0.5), Reroute::Never].map(|r| (Policy::Greedy, r)));
+        for (policy, reroute) in cases {
+            {
                 let a = simulate(&trace, &opts(policy, reroute)).unwrap();
                 let b = simulate(&trace, &opts(policy, reroute)).unwrap();
                 assert_eq!(a.jobs, b.jobs, "{policy:?} {reroute:?}");
@@ -707,7 +729,10 @@ mod tests {
             recover_s: Some(2.0),
         }]);
         let t = back.jobs[0].jct_s;
-        assert!(t > healthy.jobs[0].jct_s + 1e-6 && t < down.jobs[0].jct_s - 1e-6, "{t}");
+        assert!(
+            t > healthy.jobs[0].jct_s + 1e-6 && t < down.jobs[0].jct_s - 1e-6,
+            "{t}"
+        );
         // Failure and recovery each recompute the routes (beside the first routing).
         assert!(back.reroutes >= 2, "{}", back.reroutes);
         // Every spine down: the rings have no path, said rather than looping.

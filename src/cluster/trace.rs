@@ -212,7 +212,10 @@ impl Trace {
             }
             if let Some(r) = f.recover_s {
                 if !(r.is_finite() && r > f.at_s) {
-                    return Err(bad(format!("recover_s {r} must come after at_s {}", f.at_s)));
+                    return Err(bad(format!(
+                        "recover_s {r} must come after at_s {}",
+                        f.at_s
+                    )));
                 }
             }
         }

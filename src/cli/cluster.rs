@@ -1,0 +1,147 @@
+//! `trace` and `simulate`: the cluster over time (README "Cluster simulation").
+
+use super::args::{ArgError, Args};
+use super::inputs;
+use super::Failure;
+use crate::cluster::placement::Placement;
+use crate::cluster::trace::{generate, ClusterNetwork, Trace, TraceSpec};
+use crate::cluster::{simulate, Policy, Reroute, SimOptions};
+use crate::routing::paper_jobs::PaperModel;
+
+fn number<T: std::str::FromStr>(
+    args: &Args,
+    name: &'static str,
+    default: T,
+) -> Result<T, ArgError> {
+    match args.one(name)? {
+        None => Ok(default),
+        Some(t) => t.trim().parse().map_err(|_| ArgError::Bad {
+            option: name.into(),
+            message: format!("expected a number, got \"{t}\""),
+        }),
+    }
+}
+
+/// `trace --tors T --spines S --hosts-per-tor H --jobs J --arrival-rate PER_S --iterations I
+/// --compute-s C --ring-size R [--chunk-bytes B] [--mix gpt3,bloom,llama2] [--failed-spines F]
+/// [--link-gbps G] [--nic-gbps G] --seed K`: a generated trace as JSON. Defaults: the paper's
+/// fabric (64 x 32, 32 NICs per ToR, 400 Gb/s), 200 jobs at 0.5 per second, 10 iterations of 1 s.
+pub fn trace(args: &[String]) -> Result<String, Failure> {
+    let names = [
+        "tors",
+        "spines",
+        "hosts-per-tor",
+        "jobs",
+        "arrival-rate",
+        "iterations",
+        "compute-s",
+        "ring-size",
+        "chunk-bytes",
+        "mix",
+        "failed-spines",
+        "link-gbps",
+        "nic-gbps",
+        "seed",
+    ];
+    let args = Args::parse(args, &names, &[])?;
+    if let Some(extra) = args.positional.first() {
+        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
+    }
+    let mix = match args.one("mix")? {
+        None => PaperModel::ALL.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(|m| {
+                PaperModel::parse(m).ok_or_else(|| ArgError::Bad {
+                    option: "mix".into(),
+                    message: format!(
+                        "\"{}\" is not one of the paper's models ({})",
+                        m.trim(),
+                        PaperModel::ALL.map(|m| m.key()).join(", ")
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let spec = TraceSpec {
+        network: ClusterNetwork {
+            tors: number(&args, "tors", 64)?,
+            spines: number(&args, "spines", 32)?,
+            hosts_per_tor: number(&args, "hosts-per-tor", 32)?,
+            link_gbps: number(&args, "link-gbps", 400.0)?,
+            nic_gbps: number(&args, "nic-gbps", 400.0)?,
+        },
+        jobs: number(&args, "jobs", 200)?,
+        arrival_rate: number(&args, "arrival-rate", 0.5)?,
+        iterations: number(&args, "iterations", 10)?,
+        compute_s: number(&args, "compute-s", 1.0)?,
+        ring_size: number(&args, "ring-size", 4)?,
+        chunk_bytes: match args.one("chunk-bytes")? {
+            None => None,
+            Some(_) => Some(number(&args, "chunk-bytes", 0.0)?),
+        },
+        mix,
+        failed_spines: number(&args, "failed-spines", 0)?,
+        seed: number(&args, "seed", 1)?,
+    };
+    if spec.jobs as usize > crate::cluster::trace::MAX_TRACE_JOBS {
+        return Err(Failure::Usage(format!(
+            "--jobs {} is more than the {} a trace holds",
+            spec.jobs,
+            crate::cluster::trace::MAX_TRACE_JOBS
+        )));
+    }
+    let trace = generate(&spec).map_err(Failure::input)?;
+    Ok(serde_json::to_string_pretty(&trace).expect("json"))
+}
+
+/// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal
+/// [--reroute arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]`.
+pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
+    let args = Args::parse(args, &["policy", "reroute", "placement"], &["timeline"])?;
+    let [path] = args.positional.as_slice() else {
+        return Err(Failure::Usage(
+            "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp".into(),
+        ));
+    };
+    let policy = args.one("policy")?.unwrap_or("greedy");
+    let policy = Policy::from_key(policy).ok_or_else(|| ArgError::Bad {
+        option: "policy".into(),
+        message: format!(
+            "unknown policy \"{policy}\": {}",
+            Policy::ALL.map(|p| p.key()).join(", ")
+        ),
+    })?;
+    let reroute = args.one("reroute")?.unwrap_or("arrival");
+    let reroute = Reroute::parse(reroute).ok_or_else(|| ArgError::Bad {
+        option: "reroute".into(),
+        message: format!(
+            "\"{reroute}\" is not arrival, every:SECONDS (a positive number) or never"
+        ),
+    })?;
+    let placement = args.one("placement")?.unwrap_or("whole-tors");
+    let placement = Placement::from_key(placement).ok_or_else(|| ArgError::Bad {
+        option: "placement".into(),
+        message: format!("\"{placement}\" is not whole-tors or scattered"),
+    })?;
+    let text = inputs::read(path)?;
+    let trace: Trace = serde_json::from_str(text.trim_start_matches('\u{feff}'))
+        .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    let mut result = simulate(
+        &trace,
+        &SimOptions {
+            policy,
+            reroute,
+            placement,
+        },
+    )
+    .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    if !args.flag("timeline") {
+        result.timeline.clear();
+    }
+    let mut value = serde_json::to_value(&result).expect("json");
+    if !args.flag("timeline") {
+        value.as_object_mut().map(|o| o.remove("timeline"));
+    }
+    Ok(serde_json::to_string_pretty(&value).expect("json"))
+}

@@ -355,3 +355,89 @@ fn the_codesign_refuses_what_would_run_for_minutes_and_names_it() {
     ]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Traces at and beyond their limits: refused by name, quickly.
+#[test]
+fn hostile_traces_are_refused_by_name() {
+    for (args, says) in [
+        (
+            vec!["trace", "--jobs", "4000000000"],
+            "more than the 10000 a trace holds",
+        ),
+        (
+            vec!["trace", "--tors", "0"],
+            "network.tors: 0 must be a positive number",
+        ),
+        (
+            vec!["trace", "--tors", "100000", "--hosts-per-tor", "100000"],
+            "beyond the limit",
+        ),
+        (
+            vec!["trace", "--arrival-rate", "0"],
+            "arrival_rate 0 must be a positive rate",
+        ),
+        (
+            vec!["trace", "--iterations", "0"],
+            "iterations 0 must be from 1 to 100,000",
+        ),
+        (
+            vec!["trace", "--ring-size", "1"],
+            "ring_size 1 must be at least 2",
+        ),
+        (
+            vec!["trace", "--chunk-bytes", "nan"],
+            "chunk_bytes NaN must be from 1 to 1e18",
+        ),
+        (
+            vec!["trace", "--mix", "gpt5"],
+            "\"gpt5\" is not one of the paper's models",
+        ),
+        (vec!["simulate"], "simulate needs one trace file"),
+        (
+            vec!["simulate", "/nonexistent/trace.json"],
+            "/nonexistent/trace.json",
+        ),
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // Mangled traces: every spine down, a failure on a spine that is not there, a bad JSON.
+    let dir = std::env::temp_dir().join(format!("libra-hostile-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.json");
+    let (_, out, _) = run(&[
+        "trace",
+        "--tors",
+        "4",
+        "--spines",
+        "2",
+        "--jobs",
+        "3",
+        "--mix",
+        "bloom",
+        "--ring-size",
+        "2",
+    ]);
+    let mut t: Value = serde_json::from_str(&out).unwrap();
+    t["failures"] = serde_json::json!([{"spine": 0, "at_s": 0}, {"spine": 1, "at_s": 0}]);
+    std::fs::write(&path, t.to_string()).unwrap();
+    let file = path.to_str().unwrap();
+    let (code, _, err) = run(&["simulate", file]);
+    assert_eq!(code, 2);
+    assert!(err.contains("cannot finish"), "{err}");
+    t["failures"] = serde_json::json!([{"spine": 9, "at_s": 0}]);
+    std::fs::write(&path, t.to_string()).unwrap();
+    let (code, _, err) = run(&["simulate", file]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("failures[0]: spine 9 is not among the 2 spines"),
+        "{err}"
+    );
+    std::fs::write(&path, "{\"network\": 3}").unwrap();
+    let (code, _, err) = run(&["simulate", file]);
+    assert_eq!(code, 2);
+    assert!(err.contains(file), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -605,3 +605,52 @@ fn trace_and_simulate_a_cluster_over_time() {
     assert!(err.contains("needs 256 NICs; the cluster has 8"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn sweep_runs_the_papers_axes_for_every_policy() {
+    let (code, out, err) = run(&args(&[
+        "sweep",
+        "--axis",
+        "ring-size",
+        "--policies",
+        "ecmp,edge-coloring",
+        "--tors",
+        "32",
+        "--jobs",
+        "4",
+        "--iterations",
+        "2",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["axis"], "ring-size");
+    let rows = v["rows"].as_array().unwrap();
+    let seen: Vec<(u64, &str)> = rows
+        .iter()
+        .map(|r| (r["value"].as_u64().unwrap(), r["policy"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (2, "ecmp"),
+            (2, "edge-coloring"),
+            (4, "ecmp"),
+            (4, "edge-coloring"),
+            (8, "ecmp"),
+            (8, "edge-coloring")
+        ]
+    );
+    // Edge colouring with as many spines as NICs per ToR: no contention.
+    for r in rows.iter().filter(|r| r["policy"] == "edge-coloring") {
+        assert!(
+            (r["mean_slowdown"].as_f64().unwrap() - 1.0).abs() < 1e-9,
+            "{r}"
+        );
+    }
+    let (code, _, err) = run(&args(&["sweep", "--axis", "spines"]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("not failed-spines, ring-size or concurrent-jobs"),
+        "{err}"
+    );
+}

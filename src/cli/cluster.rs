@@ -4,6 +4,7 @@ use super::args::{ArgError, Args};
 use super::inputs;
 use super::Failure;
 use crate::cluster::placement::Placement;
+use crate::cluster::sweep::{sweep, Axis};
 use crate::cluster::trace::{generate, ClusterNetwork, Trace, TraceSpec};
 use crate::cluster::{simulate, Policy, Reroute, SimOptions};
 use crate::routing::paper_jobs::PaperModel;
@@ -27,26 +28,32 @@ fn number<T: std::str::FromStr>(
 /// [--link-gbps G] [--nic-gbps G] --seed K`: a generated trace as JSON. Defaults: the paper's
 /// fabric (64 x 32, 32 NICs per ToR, 400 Gb/s), 200 jobs at 0.5 per second, 10 iterations of 1 s.
 pub fn trace(args: &[String]) -> Result<String, Failure> {
-    let names = [
-        "tors",
-        "spines",
-        "hosts-per-tor",
-        "jobs",
-        "arrival-rate",
-        "iterations",
-        "compute-s",
-        "ring-size",
-        "chunk-bytes",
-        "mix",
-        "failed-spines",
-        "link-gbps",
-        "nic-gbps",
-        "seed",
-    ];
-    let args = Args::parse(args, &names, &[])?;
+    let args = Args::parse(args, &TRACE_OPTIONS, &[])?;
     if let Some(extra) = args.positional.first() {
         return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
     }
+    let trace = generate(&spec(&args)?).map_err(Failure::input)?;
+    Ok(serde_json::to_string_pretty(&trace).expect("json"))
+}
+
+const TRACE_OPTIONS: [&str; 14] = [
+    "tors",
+    "spines",
+    "hosts-per-tor",
+    "jobs",
+    "arrival-rate",
+    "iterations",
+    "compute-s",
+    "ring-size",
+    "chunk-bytes",
+    "mix",
+    "failed-spines",
+    "link-gbps",
+    "nic-gbps",
+    "seed",
+];
+
+fn spec(args: &Args) -> Result<TraceSpec, Failure> {
     let mix = match args.one("mix")? {
         None => PaperModel::ALL.to_vec(),
         Some(list) => list
@@ -65,24 +72,24 @@ pub fn trace(args: &[String]) -> Result<String, Failure> {
     };
     let spec = TraceSpec {
         network: ClusterNetwork {
-            tors: number(&args, "tors", 64)?,
-            spines: number(&args, "spines", 32)?,
-            hosts_per_tor: number(&args, "hosts-per-tor", 32)?,
-            link_gbps: number(&args, "link-gbps", 400.0)?,
-            nic_gbps: number(&args, "nic-gbps", 400.0)?,
+            tors: number(args, "tors", 64)?,
+            spines: number(args, "spines", 32)?,
+            hosts_per_tor: number(args, "hosts-per-tor", 32)?,
+            link_gbps: number(args, "link-gbps", 400.0)?,
+            nic_gbps: number(args, "nic-gbps", 400.0)?,
         },
-        jobs: number(&args, "jobs", 200)?,
-        arrival_rate: number(&args, "arrival-rate", 0.5)?,
-        iterations: number(&args, "iterations", 10)?,
-        compute_s: number(&args, "compute-s", 1.0)?,
-        ring_size: number(&args, "ring-size", 4)?,
+        jobs: number(args, "jobs", 200)?,
+        arrival_rate: number(args, "arrival-rate", 0.5)?,
+        iterations: number(args, "iterations", 10)?,
+        compute_s: number(args, "compute-s", 1.0)?,
+        ring_size: number(args, "ring-size", 4)?,
         chunk_bytes: match args.one("chunk-bytes")? {
             None => None,
-            Some(_) => Some(number(&args, "chunk-bytes", 0.0)?),
+            Some(_) => Some(number(args, "chunk-bytes", 0.0)?),
         },
         mix,
-        failed_spines: number(&args, "failed-spines", 0)?,
-        seed: number(&args, "seed", 1)?,
+        failed_spines: number(args, "failed-spines", 0)?,
+        seed: number(args, "seed", 1)?,
     };
     if spec.jobs as usize > crate::cluster::trace::MAX_TRACE_JOBS {
         return Err(Failure::Usage(format!(
@@ -91,8 +98,74 @@ pub fn trace(args: &[String]) -> Result<String, Failure> {
             crate::cluster::trace::MAX_TRACE_JOBS
         )));
     }
-    let trace = generate(&spec).map_err(Failure::input)?;
-    Ok(serde_json::to_string_pretty(&trace).expect("json"))
+    Ok(spec)
+}
+
+fn policy_of(key: &str) -> Result<Policy, ArgError> {
+    Policy::from_key(key).ok_or_else(|| ArgError::Bad {
+        option: "policy".into(),
+        message: format!(
+            "unknown policy \"{key}\": {}",
+            Policy::ALL.map(|p| p.key()).join(", ")
+        ),
+    })
+}
+
+fn reroute_of(args: &Args) -> Result<Reroute, ArgError> {
+    let reroute = args.one("reroute")?.unwrap_or("arrival");
+    Reroute::parse(reroute).ok_or_else(|| ArgError::Bad {
+        option: "reroute".into(),
+        message: format!(
+            "\"{reroute}\" is not arrival, every:SECONDS (a positive number) or never"
+        ),
+    })
+}
+
+fn placement_of(args: &Args) -> Result<Placement, ArgError> {
+    let placement = args.one("placement")?.unwrap_or("whole-tors");
+    Placement::from_key(placement).ok_or_else(|| ArgError::Bad {
+        option: "placement".into(),
+        message: format!("\"{placement}\" is not whole-tors or scattered"),
+    })
+}
+
+/// `sweep --axis failed-spines|ring-size|concurrent-jobs [trace options] [--policies
+/// ecmp,greedy,...] [--reroute ...] [--placement ...]`: the paper's axes, every policy on the same
+/// traces, as JSON rows.
+pub fn sweep_cmd(args: &[String]) -> Result<String, Failure> {
+    let valued: Vec<&str> = TRACE_OPTIONS
+        .iter()
+        .chain(&["axis", "policies", "reroute", "placement"])
+        .copied()
+        .collect();
+    let args = Args::parse(args, &valued, &[])?;
+    if let Some(extra) = args.positional.first() {
+        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
+    }
+    let axis = args.required("axis")?;
+    let axis = Axis::from_key(axis).ok_or_else(|| ArgError::Bad {
+        option: "axis".into(),
+        message: format!("\"{axis}\" is not failed-spines, ring-size or concurrent-jobs"),
+    })?;
+    let policies = match args.one("policies")? {
+        None => Policy::ALL.to_vec(),
+        Some(list) => list
+            .split(',')
+            .map(|p| policy_of(p.trim()))
+            .collect::<Result<Vec<_>, _>>()?,
+    };
+    let rows = sweep(
+        &spec(&args)?,
+        axis,
+        &policies,
+        reroute_of(&args)?,
+        placement_of(&args)?,
+    )
+    .map_err(Failure::input)?;
+    Ok(
+        serde_json::to_string_pretty(&serde_json::json!({ "axis": axis, "rows": rows }))
+            .expect("json"),
+    )
 }
 
 /// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal
@@ -104,26 +177,9 @@ pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
             "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp".into(),
         ));
     };
-    let policy = args.one("policy")?.unwrap_or("greedy");
-    let policy = Policy::from_key(policy).ok_or_else(|| ArgError::Bad {
-        option: "policy".into(),
-        message: format!(
-            "unknown policy \"{policy}\": {}",
-            Policy::ALL.map(|p| p.key()).join(", ")
-        ),
-    })?;
-    let reroute = args.one("reroute")?.unwrap_or("arrival");
-    let reroute = Reroute::parse(reroute).ok_or_else(|| ArgError::Bad {
-        option: "reroute".into(),
-        message: format!(
-            "\"{reroute}\" is not arrival, every:SECONDS (a positive number) or never"
-        ),
-    })?;
-    let placement = args.one("placement")?.unwrap_or("whole-tors");
-    let placement = Placement::from_key(placement).ok_or_else(|| ArgError::Bad {
-        option: "placement".into(),
-        message: format!("\"{placement}\" is not whole-tors or scattered"),
-    })?;
+    let policy = policy_of(args.one("policy")?.unwrap_or("greedy"))?;
+    let reroute = reroute_of(&args)?;
+    let placement = placement_of(&args)?;
     let text = inputs::read(path)?;
     let trace: Trace = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;

@@ -49,6 +49,9 @@ Commands:
              arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]: the
              cluster over time, as JSON with jobs (id, arrival_s, start_s, end_s, jct_s, slowdown),
              mean_jct_s, makespan_s, throughput, busy_fraction, reroutes, controller_s
+  sweep      --axis failed-spines|ring-size|concurrent-jobs [trace options] [--policies
+             ecmp,greedy,...] [--reroute ...]: the paper's axes (0/1/4/8 failed spines, rings of
+             2/4/8, 1 to 5 jobs at once), every policy on the same traces, as JSON rows
   permalink  the URL fragment (#v1=...) that opens a scenario in the app; --base-url URL prints
              the whole link URL#v1=... (URL: where the app is published); --decode LINK reverses it
   network    the default network (LIBRA's 4D shape), its NPU count and uniform-split cost
@@ -141,6 +144,7 @@ pub fn run(args: &[String], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Some("route-scenario") => route::route_scenario(rest),
         Some("trace") => cluster::trace(rest),
         Some("simulate") => cluster::simulate_cmd(rest),
+        Some("sweep") => cluster::sweep_cmd(rest),
         Some("network") => Ok(describe_default_network()),
         Some(other) => Err(Failure::Usage(format!("unknown command \"{other}\""))),
     };

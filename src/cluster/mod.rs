@@ -6,6 +6,7 @@
 pub mod placement;
 pub mod ring_rates;
 pub mod simulate;
+pub mod sweep;
 pub mod trace;
 
 pub use simulate::{simulate, Policy, Reroute, SimOptions, SimResult};

@@ -20,6 +20,7 @@ use crate::routing::exact::{optimize, Objective};
 use crate::routing::scenario::{ClosNetwork, Host, Job, RouteScenario};
 use crate::routing::{ecmp, greedy, Instance, Routing};
 use serde::{Deserialize, Serialize};
+#[cfg(not(target_arch = "wasm32"))]
 use std::time::Instant;
 
 /// The routing policy of the controller.
@@ -152,7 +153,8 @@ pub struct SimResult {
     pub comm_fraction: f64,
     /// Full recomputations of the routes.
     pub reroutes: usize,
-    /// Wall time the controller spent routing (measured, not part of the simulated time).
+    /// Wall time the controller spent routing (measured natively, not part of the simulated time;
+    /// 0 in the browser build).
     pub controller_s: f64,
     pub timeline: Vec<Sample>,
 }
@@ -193,71 +195,164 @@ struct Running {
 
 /// Simulate `trace` under `opts`.
 pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError> {
-    trace.validate()?;
-    let net = &trace.network;
-    let mut nics = Nics::new(net.tors, net.hosts_per_tor);
-    let hosts: Vec<Host> = (0..trace.hosts() as u32)
-        .map(|id| Host {
-            id,
-            tor: id / net.hosts_per_tor,
+    let mut run = SimRun::new(trace, opts)?;
+    while !run.step(usize::MAX) {}
+    run.result()
+}
+
+/// The simulation an event at a time ([`SimRun::step`]), so that a page can spread it over
+/// animation frames with progress and a cancel; run to the end it gives [`simulate`].
+pub struct SimRun {
+    trace: Trace,
+    opts: SimOptions,
+    nics: Nics,
+    hosts: Vec<Host>,
+    /// Job indices by arrival time.
+    arrivals: Vec<usize>,
+    /// (time, spine, fails), by time.
+    changes: Vec<(f64, u32, bool)>,
+    failed: Vec<u32>,
+    next_arrival: usize,
+    next_change: usize,
+    queue: std::collections::VecDeque<usize>,
+    running: Vec<Running>,
+    outcomes: Vec<Option<JobOutcome>>,
+    t: f64,
+    reroutes: usize,
+    controller_s: f64,
+    next_timer: f64,
+    compute_nic_s: f64,
+    iterations_done: u64,
+    timeline: Vec<Sample>,
+    capacity: Vec<f64>,
+    full_reroute: bool,
+    sharing: RingRates,
+    events: usize,
+    /// Set when the simulation has ended, with the reason if it could not finish.
+    ended: Option<Result<(), SimError>>,
+}
+
+impl SimRun {
+    pub fn new(trace: &Trace, opts: &SimOptions) -> Result<SimRun, SimError> {
+        trace.validate()?;
+        let net = &trace.network;
+        let mut arrivals: Vec<usize> = (0..trace.jobs.len()).collect();
+        arrivals.sort_by(|&a, &b| trace.jobs[a].arrival_s.total_cmp(&trace.jobs[b].arrival_s));
+        let mut changes: Vec<(f64, u32, bool)> = trace
+            .failures
+            .iter()
+            .flat_map(|f| {
+                std::iter::once((f.at_s, f.spine, true))
+                    .chain(f.recover_s.map(|r| (r, f.spine, false)))
+            })
+            .collect();
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        Ok(SimRun {
+            nics: Nics::new(net.tors, net.hosts_per_tor),
+            hosts: (0..trace.hosts() as u32)
+                .map(|id| Host {
+                    id,
+                    tor: id / net.hosts_per_tor,
+                })
+                .collect(),
+            arrivals,
+            changes,
+            failed: Vec::new(),
+            next_arrival: 0,
+            next_change: 0,
+            queue: Default::default(),
+            running: Vec::new(),
+            outcomes: vec![None; trace.jobs.len()],
+            t: 0.0,
+            reroutes: 0,
+            controller_s: 0.0,
+            next_timer: match opts.reroute {
+                Reroute::Every(s) => s,
+                _ => f64::INFINITY,
+            },
+            compute_nic_s: 0.0,
+            iterations_done: 0,
+            timeline: Vec::new(),
+            capacity: Vec::new(),
+            full_reroute: true,
+            sharing: RingRates::default(),
+            events: 0,
+            ended: None,
+            trace: trace.clone(),
+            opts: *opts,
         })
-        .collect();
-    let mut arrivals: Vec<usize> = (0..trace.jobs.len()).collect();
-    arrivals.sort_by(|&a, &b| trace.jobs[a].arrival_s.total_cmp(&trace.jobs[b].arrival_s));
-    // (time, spine, fails)
-    let mut changes: Vec<(f64, u32, bool)> = trace
-        .failures
-        .iter()
-        .flat_map(|f| {
-            std::iter::once((f.at_s, f.spine, true)).chain(f.recover_s.map(|r| (r, f.spine, false)))
-        })
-        .collect();
-    changes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut failed: Vec<u32> = Vec::new();
-    let (mut next_arrival, mut next_change) = (0, 0);
-    let mut queue: std::collections::VecDeque<usize> = Default::default();
-    let mut running: Vec<Running> = Vec::new();
-    let mut outcomes: Vec<Option<JobOutcome>> = vec![None; trace.jobs.len()];
-    let (mut t, mut reroutes, mut controller_s) = (0.0f64, 0usize, 0.0f64);
-    let mut next_timer = match opts.reroute {
-        Reroute::Every(s) => s,
-        _ => f64::INFINITY,
-    };
-    let (mut compute_nic_s, mut iterations_done) = (0.0f64, 0u64);
-    let mut timeline: Vec<Sample> = Vec::new();
-    let mut capacity: Vec<f64> = Vec::new();
-    let mut full_reroute = true;
-    let mut sharing = RingRates::default();
-    for _ in 0..MAX_EVENTS {
-        // Arrivals, failures and recoveries due now.
-        while next_arrival < arrivals.len() && trace.jobs[arrivals[next_arrival]].arrival_s <= t {
-            queue.push_back(arrivals[next_arrival]);
-            next_arrival += 1;
-        }
-        while next_change < changes.len() && changes[next_change].0 <= t {
-            let (_, spine, fails) = changes[next_change];
-            failed.retain(|s| *s != spine);
-            if fails {
-                failed.push(spine);
+    }
+
+    /// Simulate up to `events` more events; true when the simulation has ended.
+    pub fn step(&mut self, events: usize) -> bool {
+        for _ in 0..events {
+            if self.ended.is_some() {
+                break;
             }
-            failed.sort_unstable();
-            full_reroute = true;
-            next_change += 1;
+            if self.events == MAX_EVENTS {
+                self.ended = Some(Err(SimError::Stuck(format!(
+                    "{MAX_EVENTS} events were simulated and {} jobs are not done",
+                    self.outcomes.iter().filter(|o| o.is_none()).count()
+                ))));
+                break;
+            }
+            self.events += 1;
+            match self.event() {
+                Ok(false) => {}
+                Ok(true) => self.ended = Some(Ok(())),
+                Err(e) => self.ended = Some(Err(e)),
+            }
         }
-        if next_timer <= t {
-            full_reroute = true;
+        self.ended.is_some()
+    }
+
+    /// The share of the jobs done, from 0 to 1.
+    pub fn progress(&self) -> f64 {
+        let done = self.outcomes.iter().filter(|o| o.is_some()).count();
+        done as f64 / self.outcomes.len().max(1) as f64
+    }
+
+    /// The simulated time so far (s).
+    pub fn now_s(&self) -> f64 {
+        self.t
+    }
+
+    /// One event; true when the simulation has ended.
+    fn event(&mut self) -> Result<bool, SimError> {
+        let trace = &self.trace;
+        let opts = self.opts;
+        let t = self.t;
+        // Arrivals, failures and recoveries due now.
+        while self.next_arrival < self.arrivals.len()
+            && trace.jobs[self.arrivals[self.next_arrival]].arrival_s <= t
+        {
+            self.queue.push_back(self.arrivals[self.next_arrival]);
+            self.next_arrival += 1;
+        }
+        while self.next_change < self.changes.len() && self.changes[self.next_change].0 <= t {
+            let (_, spine, fails) = self.changes[self.next_change];
+            self.failed.retain(|s| *s != spine);
+            if fails {
+                self.failed.push(spine);
+            }
+            self.failed.sort_unstable();
+            self.full_reroute = true;
+            self.next_change += 1;
+        }
+        if self.next_timer <= t {
+            self.full_reroute = true;
             if let Reroute::Every(s) = opts.reroute {
-                next_timer = (t / s).floor() * s + s;
+                self.next_timer = (t / s).floor() * s + s;
             }
         }
         // Start waiting jobs in arrival order while they fit (no overtaking).
         let mut started = Vec::new();
-        while let Some(&j) = queue.front() {
+        while let Some(&j) = self.queue.front() {
             let job = &trace.jobs[j];
-            let Some(held) = nics.take(job.hosts() as usize, opts.placement) else {
+            let Some(held) = self.nics.take(job.hosts() as usize, opts.placement) else {
                 break;
             };
-            queue.pop_front();
+            self.queue.pop_front();
             let shards = job.model.shards() as usize;
             let rings = (0..shards)
                 .map(|k| {
@@ -266,8 +361,8 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                         .collect()
                 })
                 .collect::<Vec<Vec<u32>>>();
-            started.push(running.len());
-            running.push(Running {
+            started.push(self.running.len());
+            self.running.push(Running {
                 job: j,
                 rings,
                 nics: held,
@@ -282,91 +377,96 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
             });
         }
         if !started.is_empty() && opts.reroute == Reroute::Arrival {
-            full_reroute = true;
+            self.full_reroute = true;
         }
         // Routes: every job's on a full recomputation, otherwise the new jobs' only.
-        if !running.is_empty() && (full_reroute || !started.is_empty()) {
+        if !self.running.is_empty() && (self.full_reroute || !started.is_empty()) {
+            #[cfg(not(target_arch = "wasm32"))]
             let clock = Instant::now();
-            let (inst, routing) = route_all(trace, &hosts, &failed, &running, opts.policy)?;
-            controller_s += clock.elapsed().as_secs_f64();
-            capacity = inst.capacities();
-            let renew: Vec<usize> = match full_reroute {
-                true => (0..running.len()).collect(),
+            let (inst, routing) =
+                route_all(trace, &self.hosts, &self.failed, &self.running, opts.policy)?;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                self.controller_s += clock.elapsed().as_secs_f64();
+            }
+            self.capacity = inst.capacities();
+            let renew: Vec<usize> = match self.full_reroute {
+                true => (0..self.running.len()).collect(),
                 false => started.clone(),
             };
             for i in renew {
-                running[i].paths = ring_paths(&inst, &routing, i);
+                self.running[i].paths = ring_paths(&inst, &routing, i);
             }
-            if full_reroute {
-                reroutes += 1;
+            if self.full_reroute {
+                self.reroutes += 1;
             }
         }
-        full_reroute = false;
-        // Rates of the rings in an All-Reduce.
-        let mut comm_rings: Vec<(usize, usize)> = Vec::new();
+        self.full_reroute = false;
+        // Rates of the jobs in an All-Reduce.
+        let mut comm: Vec<(usize, usize)> = Vec::new();
         let mut comm_paths: Vec<Vec<(usize, u32)>> = Vec::new();
-        for (i, r) in running.iter().enumerate() {
+        for (i, r) in self.running.iter().enumerate() {
             if matches!(r.phase, Phase::Comm) {
                 for (k, p) in r.paths.iter().enumerate() {
                     if r.left[k] > 0.0 {
-                        comm_rings.push((i, k));
+                        comm.push((i, k));
                         comm_paths.push(p.clone());
                     }
                 }
             }
         }
-        let rates = sharing.rates(&comm_paths, &capacity);
+        let rates = self.sharing.rates(&comm_paths, &self.capacity);
         push_sample(
-            &mut timeline,
+            &mut self.timeline,
             Sample {
                 t_s: t,
-                running: running.len(),
-                waiting: queue.len(),
-                busy_nics: running.iter().map(|r| r.nics.len()).sum(),
-                communicating: comm_rings.len(),
+                running: self.running.len(),
+                waiting: self.queue.len(),
+                busy_nics: self.running.iter().map(|r| r.nics.len()).sum(),
+                communicating: comm.len(),
             },
         );
         // The next event.
         let mut next = f64::INFINITY;
-        if next_arrival < arrivals.len() {
-            next = next.min(trace.jobs[arrivals[next_arrival]].arrival_s);
+        if self.next_arrival < self.arrivals.len() {
+            next = next.min(trace.jobs[self.arrivals[self.next_arrival]].arrival_s);
         }
-        if next_change < changes.len() {
-            next = next.min(changes[next_change].0);
+        if self.next_change < self.changes.len() {
+            next = next.min(self.changes[self.next_change].0);
         }
-        if !running.is_empty() {
-            next = next.min(next_timer);
+        if !self.running.is_empty() {
+            next = next.min(self.next_timer);
         }
-        for r in &running {
+        for r in &self.running {
             if let Phase::Compute { until } = r.phase {
                 next = next.min(until);
             }
         }
-        for (&(i, k), rate) in comm_rings.iter().zip(&rates) {
+        for (&(i, k), rate) in comm.iter().zip(&rates) {
             if *rate > 0.0 {
-                next = next.min(t + running[i].left[k] / (rate * 1e9));
+                next = next.min(t + self.running[i].left[k] / (rate * 1e9));
             }
         }
         if !next.is_finite() {
-            if running.is_empty() && queue.is_empty() {
-                break;
+            if self.running.is_empty() && self.queue.is_empty() {
+                return Ok(true);
             }
-            let why = match running.is_empty() {
+            let why = match self.running.is_empty() {
                 true => format!(
                     "job {} waits for NICs that no job will free",
-                    trace.jobs[queue[0]].id
+                    trace.jobs[self.queue[0]].id
                 ),
                 false => format!(
                     "job {}'s rings have no live path (every spine they could use has failed)",
-                    trace.jobs[running[0].job].id
+                    trace.jobs[self.running[0].job].id
                 ),
             };
             return Err(SimError::Stuck(why));
         }
         let dt = (next - t).max(0.0);
         // Progress to `next`.
-        for (&(i, k), rate) in comm_rings.iter().zip(&rates) {
-            let r = &mut running[i];
+        for (&(i, k), rate) in comm.iter().zip(&rates) {
+            let r = &mut self.running[i];
             let end = t + r.left[k] / (rate * 1e9);
             r.left[k] = if end <= next || *rate * 1e9 * dt >= r.left[k] * (1.0 - 1e-12) {
                 0.0
@@ -374,16 +474,17 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                 r.left[k] - rate * 1e9 * dt
             };
         }
-        for r in &mut running {
+        for r in &mut self.running {
             match r.phase {
-                Phase::Compute { .. } => compute_nic_s += dt * r.nics.len() as f64,
+                Phase::Compute { .. } => self.compute_nic_s += dt * r.nics.len() as f64,
                 Phase::Comm => r.comm_s += dt,
             }
         }
-        t = next;
+        let t = next;
+        self.t = t;
         // Ends of compute and of All-Reduces.
         let mut leaving = Vec::new();
-        for (i, r) in running.iter_mut().enumerate() {
+        for (i, r) in self.running.iter_mut().enumerate() {
             let job = &trace.jobs[r.job];
             match r.phase {
                 Phase::Compute { until } if until <= t => {
@@ -393,7 +494,7 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                 }
                 Phase::Comm if r.left.iter().all(|b| *b <= 0.0) => {
                     r.done_iterations += 1;
-                    iterations_done += 1;
+                    self.iterations_done += 1;
                     if r.done_iterations == job.iterations {
                         leaving.push(i);
                     } else {
@@ -406,11 +507,11 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
             }
         }
         for &i in leaving.iter().rev() {
-            let r = running.remove(i);
+            let r = self.running.remove(i);
             let job = &trace.jobs[r.job];
-            nics.give_back(&r.nics);
+            self.nics.give_back(&r.nics);
             let free_s = contention_free_s(trace, job, &r.rings);
-            outcomes[r.job] = Some(JobOutcome {
+            self.outcomes[r.job] = Some(JobOutcome {
                 id: job.id,
                 arrival_s: job.arrival_s,
                 start_s: r.start,
@@ -421,39 +522,49 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
                 slowdown: (t - r.start) / free_s.max(f64::MIN_POSITIVE),
             });
         }
-        if !leaving.is_empty() && opts.reroute == Reroute::Arrival && !running.is_empty() {
-            full_reroute = true;
+        if !leaving.is_empty() && opts.reroute == Reroute::Arrival && !self.running.is_empty() {
+            self.full_reroute = true;
         }
-        if running.is_empty() && queue.is_empty() && next_arrival == arrivals.len() {
-            break;
+        Ok(self.running.is_empty()
+            && self.queue.is_empty()
+            && self.next_arrival == self.arrivals.len())
+    }
+
+    /// The outcome, once [`SimRun::step`] has returned true (before, an error saying so).
+    pub fn result(self) -> Result<SimResult, SimError> {
+        match self.ended {
+            None => return Err(SimError::Stuck("the simulation has not ended yet".into())),
+            Some(Err(e)) => return Err(e),
+            Some(Ok(())) => {}
         }
+        let total = self.trace.jobs.len();
+        let jobs: Vec<JobOutcome> = self.outcomes.into_iter().flatten().collect();
+        if jobs.len() < total {
+            return Err(SimError::Stuck(format!(
+                "{} jobs are not done",
+                total - jobs.len()
+            )));
+        }
+        let makespan = jobs.iter().map(|j| j.end_s).fold(0.0, f64::max);
+        let first = jobs
+            .iter()
+            .map(|j| j.arrival_s)
+            .fold(f64::INFINITY, f64::min);
+        let span = (makespan - first.min(makespan)).max(f64::MIN_POSITIVE);
+        let held: f64 = jobs.iter().map(|j| j.end_s - j.start_s).sum();
+        Ok(SimResult {
+            policy: self.opts.policy,
+            mean_jct_s: jobs.iter().map(|j| j.jct_s).sum::<f64>() / jobs.len().max(1) as f64,
+            makespan_s: makespan,
+            throughput: self.iterations_done as f64 / span,
+            busy_fraction: self.compute_nic_s / (self.trace.hosts() as f64 * span),
+            comm_fraction: jobs.iter().map(|j| j.comm_s).sum::<f64>() / held.max(f64::MIN_POSITIVE),
+            reroutes: self.reroutes,
+            controller_s: self.controller_s,
+            jobs,
+            timeline: self.timeline,
+        })
     }
-    let jobs: Vec<JobOutcome> = outcomes.into_iter().flatten().collect();
-    if jobs.len() < trace.jobs.len() {
-        return Err(SimError::Stuck(format!(
-            "{MAX_EVENTS} events were simulated and {} jobs are not done",
-            trace.jobs.len() - jobs.len()
-        )));
-    }
-    let makespan = jobs.iter().map(|j| j.end_s).fold(0.0, f64::max);
-    let first = jobs
-        .iter()
-        .map(|j| j.arrival_s)
-        .fold(f64::INFINITY, f64::min);
-    let span = (makespan - first.min(makespan)).max(f64::MIN_POSITIVE);
-    let held: f64 = jobs.iter().map(|j| j.end_s - j.start_s).sum();
-    Ok(SimResult {
-        policy: opts.policy,
-        mean_jct_s: jobs.iter().map(|j| j.jct_s).sum::<f64>() / jobs.len().max(1) as f64,
-        makespan_s: makespan,
-        throughput: iterations_done as f64 / span,
-        busy_fraction: compute_nic_s / (trace.hosts() as f64 * span),
-        comm_fraction: jobs.iter().map(|j| j.comm_s).sum::<f64>() / held.max(f64::MIN_POSITIVE),
-        reroutes,
-        controller_s,
-        jobs,
-        timeline,
-    })
 }
 
 fn push_sample(timeline: &mut Vec<Sample>, s: Sample) {
@@ -753,5 +864,59 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("cannot finish"), "{e}");
+    }
+}
+
+#[cfg(test)]
+mod stepping {
+    use super::*;
+    use crate::cluster::trace::{generate, ClusterNetwork, TraceSpec};
+
+    /// Stepped a few events at a time (as a page would, between frames), the run gives what
+    /// `simulate` gives, and its progress only grows.
+    #[test]
+    fn stepping_in_slices_equals_one_run() {
+        let spec = TraceSpec {
+            network: ClusterNetwork {
+                tors: 32,
+                spines: 32,
+                hosts_per_tor: 32,
+                link_gbps: 400.0,
+                nic_gbps: 400.0,
+            },
+            jobs: 12,
+            arrival_rate: 1.0,
+            iterations: 3,
+            compute_s: 0.5,
+            ring_size: 2,
+            chunk_bytes: None,
+            mix: Vec::new(),
+            failed_spines: 2,
+            seed: 4,
+        };
+        let trace = generate(&spec).unwrap();
+        let opts = SimOptions {
+            policy: Policy::Greedy,
+            reroute: Reroute::Every(1.5),
+            placement: Placement::WholeTors,
+        };
+        let whole = simulate(&trace, &opts).unwrap();
+        let mut run = SimRun::new(&trace, &opts).unwrap();
+        let mut last = 0.0;
+        let mut slices = 0;
+        while !run.step(3) {
+            assert!(run.progress() >= last);
+            last = run.progress();
+            slices += 1;
+        }
+        assert!(slices > 5, "{slices}");
+        assert_eq!(run.progress(), 1.0);
+        let stepped = run.result().unwrap();
+        assert_eq!(stepped.jobs, whole.jobs);
+        assert_eq!(stepped.timeline, whole.timeline);
+        assert_eq!(stepped.reroutes, whole.reroutes);
+        // Asked before the end, the run says so.
+        let early = SimRun::new(&trace, &opts).unwrap();
+        assert!(early.result().is_err());
     }
 }

@@ -230,6 +230,9 @@ struct Wire {
     /// The Co-design view's question, as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     codesign: Option<String>,
+    /// The Cluster view's state, as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cluster: Option<String>,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -317,6 +320,7 @@ impl Wire {
             landscape: state.landscape,
             tour: state.tour,
             codesign: state.codesign.clone(),
+            cluster: state.cluster.clone(),
         }
     }
 
@@ -357,6 +361,7 @@ impl Wire {
             landscape: self.landscape,
             tour: self.tour,
             codesign: self.codesign.take(),
+            cluster: self.cluster.take(),
         };
         let network = match self.network {
             ByName::Preset(n) => libra_network(&n)?.network(),
@@ -603,6 +608,13 @@ mod tests {
             tour: Some(2),
             codesign: Some(
                 serde_json::to_string(&crate::codesign::CodesignInputs::around(&sc, 1e7)).unwrap(),
+            ),
+            cluster: Some(
+                serde_json::to_string(&crate::cluster::study::ClusterLink {
+                    setup: crate::cluster::study::ClusterPreset::PaperFailedSpines.setup(),
+                    ..Default::default()
+                })
+                .unwrap(),
             ),
         };
         let link = encode_with(&sc, &state);

@@ -19,16 +19,19 @@ pub enum View {
     Landscape,
     /// Clos routing of the training traffic.
     Routing,
+    /// A cluster over time: jobs arriving and leaving under each routing policy.
+    Cluster,
     /// Parallelism, shape and bandwidths searched together for a transformer.
     Codesign,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Design,
         View::Shapes,
         View::Landscape,
         View::Routing,
+        View::Cluster,
         View::Codesign,
     ];
 
@@ -38,6 +41,7 @@ impl View {
             View::Shapes => "Compare shapes",
             View::Landscape => "Landscape",
             View::Routing => "Routing",
+            View::Cluster => "Cluster",
             View::Codesign => "Co-design",
         }
     }
@@ -49,6 +53,7 @@ impl View {
             View::Shapes => "view-shapes",
             View::Landscape => "view-landscape",
             View::Routing => "view-routing",
+            View::Cluster => "view-cluster",
             View::Codesign => "view-codesign",
         }
     }
@@ -87,6 +92,8 @@ pub struct LinkState {
     /// The Co-design view's question (`codesign::CodesignInputs` as JSON: the view is a module
     /// of its own, and the app carries its question without reading it).
     pub codesign: Option<String>,
+    /// The Cluster view's state (`cluster::study::ClusterLink` as JSON, carried unread likewise).
+    pub cluster: Option<String>,
 }
 
 #[cfg(test)]
@@ -97,7 +104,8 @@ mod tests {
     fn arrows_move_along_the_tabs_and_wrap_home_and_end_go_to_the_ends() {
         use View::*;
         assert_eq!(tab_after(Design, "ArrowRight"), Some(Shapes));
-        assert_eq!(tab_after(Routing, "ArrowRight"), Some(Codesign));
+        assert_eq!(tab_after(Routing, "ArrowRight"), Some(Cluster));
+        assert_eq!(tab_after(Cluster, "ArrowRight"), Some(Codesign));
         assert_eq!(tab_after(Codesign, "ArrowRight"), Some(Design));
         assert_eq!(tab_after(Design, "ArrowLeft"), Some(Codesign));
         assert_eq!(tab_after(Landscape, "ArrowUp"), Some(Shapes));

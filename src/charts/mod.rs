@@ -2,6 +2,7 @@
 //! canvas, exports SVG and runs in native tests.
 
 pub mod bw_bars;
+pub mod cluster_charts;
 pub mod codesign_chart;
 pub mod compare_chart;
 pub mod cost_bars;

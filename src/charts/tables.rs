@@ -16,7 +16,7 @@ pub struct DataTable {
 }
 
 impl DataTable {
-    fn new(headers: &[&str]) -> DataTable {
+    pub(crate) fn new(headers: &[&str]) -> DataTable {
         DataTable {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),

@@ -6,6 +6,7 @@
 pub mod placement;
 pub mod ring_rates;
 pub mod simulate;
+pub mod study;
 pub mod sweep;
 pub mod trace;
 

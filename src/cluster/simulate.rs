@@ -57,6 +57,17 @@ impl Policy {
         Policy::ALL.into_iter().find(|p| p.key() == key)
     }
 
+    /// How the app names the policy.
+    pub fn label(self) -> &'static str {
+        match self {
+            Policy::Ecmp => "ECMP",
+            Policy::Greedy => "greedy",
+            Policy::EdgeColoring => "edge colouring",
+            Policy::Annealing => "annealing",
+            Policy::Optimal => "optimal",
+        }
+    }
+
     fn route(self, inst: &Instance) -> Routing {
         match self {
             Policy::Ecmp => ecmp(inst),

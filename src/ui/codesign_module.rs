@@ -7,7 +7,7 @@
 
 use super::browser;
 use super::chart_table::{data_table, ChartTable};
-use super::codesign_bridge as bridge;
+use super::module_bridge::CODESIGN as bridge;
 use super::plot_canvas::PlotCanvas;
 use crate::charts::codesign_chart::draw_codesign;
 use crate::charts::tables::{codesign_ranked_table, codesign_table, codesign_winners_table};
@@ -21,17 +21,7 @@ use leptos::prelude::*;
 /// Mount the view in the app's `#codesign-root`.
 pub fn start() {
     console_error_panic_hook::set_once();
-    let Some(root) = document()
-        .get_element_by_id(bridge::ROOT_ID)
-        .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
-    else {
-        return;
-    };
-    // The app's "loading" line gives way to the view.
-    if let Some(line) = document().get_element_by_id(bridge::LOADING_ID) {
-        line.remove();
-    }
-    leptos::mount::mount_to(root, CodesignPanel).forget();
+    bridge.mount(CodesignPanel);
 }
 
 #[derive(Clone, Copy)]
@@ -157,16 +147,16 @@ fn input_field(
 
 #[component]
 fn CodesignPanel() -> impl IntoView {
-    let base = RwSignal::new(bridge::base());
-    bridge::on_base(move |sc| base.set(sc));
-    let inputs = RwSignal::new(bridge::inputs().or_else(|| {
+    let base = RwSignal::new(bridge.base::<Scenario>());
+    bridge.on_base(move |sc| base.set(sc));
+    let inputs = RwSignal::new(bridge.state::<CodesignInputs>().or_else(|| {
         base.get_untracked()
             .map(|sc| CodesignInputs::for_design(&sc))
     }));
     // The question travels in the app's link.
     Effect::new(move |_| {
         if let Some(i) = inputs.get() {
-            bridge::send_inputs(&i);
+            bridge.send_state(&i);
         }
     });
     let search = Search::new();
@@ -249,7 +239,7 @@ fn CodesignPanel() -> impl IntoView {
                         </label>
                         <button type="button" class="primary" data-testid="codesign-load" on:click=move |_| {
                             if let Some(Some(sc)) = designs.get(pick.get_untracked()) {
-                                bridge::load(sc);
+                                bridge.load(sc);
                             }
                         }>
                             "Load into the design view"

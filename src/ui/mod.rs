@@ -4,27 +4,31 @@ mod banners;
 mod browser;
 mod chart_canvas;
 mod chart_table;
-mod codesign_bridge;
+mod cluster_view;
 pub mod codesign_module;
 mod constraints_panel;
 mod fields;
 mod landscape_view;
+mod module_bridge;
 mod network_import;
 mod network_panel;
 mod plot_canvas;
 mod results_panel;
-mod route_runner;
+pub mod routing_module;
 mod routing_view;
 mod shape_drawing;
 mod shapes_view;
 mod side_by_side_panel;
+mod sliced_runner;
 mod studio;
 mod toolbar;
 mod tour_panel;
 mod workload_panel;
 mod workload_sources;
 
+use crate::analysis::routing_savings::SwitchDesign;
 use crate::charts::StudyChart;
+use crate::routing::study::RouteLink;
 use crate::view::View;
 use banners::Banners;
 use chart_canvas::ChartCanvas;
@@ -33,7 +37,6 @@ use landscape_view::LandscapeView;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
 use results_panel::{ExplainPanel, ResultsPanel};
-use routing_view::RoutingView;
 use shapes_view::ShapesView;
 use side_by_side_panel::SideBySidePanel;
 use studio::Studio;
@@ -120,7 +123,7 @@ fn App() -> impl IntoView {
     let showing = move |v: View| Memo::new(move |_| view.get() == v);
     // The Co-design view is a module of its own, loaded when first opened; it gets the design
     // (whenever the view is shown) and gives back its question (for the link) and designs to load.
-    codesign_bridge::listen_app(
+    module_bridge::CODESIGN.listen_app(
         move |json| studio.codesign.set(Some(json)),
         move |json| {
             if let Ok(sc) = crate::model::scenario::Scenario::from_json(&json) {
@@ -131,18 +134,66 @@ fn App() -> impl IntoView {
     );
     Effect::new(move |_| {
         if view.get() == View::Codesign {
-            codesign_bridge::set_inputs(studio.codesign.get_untracked().as_deref());
-            studio
-                .parsed
-                .with(|p| codesign_bridge::set_base(p.as_ref().ok()));
-            codesign_bridge::load_module();
+            let codesign = module_bridge::CODESIGN;
+            codesign.set_state(studio.codesign.get_untracked().as_deref());
+            studio.parsed.with(|p| codesign.set_base(p.as_ref().ok()));
+            codesign.load_module();
         }
     });
-    let (routing, shapes, landscape) = (
-        showing(View::Routing),
-        showing(View::Shapes),
-        showing(View::Landscape),
+    // The Routing view is in a module of its own too: it gets its state from the link and whether
+    // it is shown, and the design's Switch dimension to price its savings on.
+    module_bridge::ROUTING.listen_app(
+        move |json| {
+            if let Ok(link) = serde_json::from_slice::<RouteLink>(json.as_bytes()) {
+                if studio.route.with_untracked(|r| *r != link) {
+                    studio.edit_route(|r| *r = link);
+                }
+            }
+        },
+        |_| {},
     );
+    Effect::new(move |_| {
+        let routing = module_bridge::ROUTING;
+        let shown = view.get() == View::Routing;
+        if shown {
+            routing.set_state(
+                serde_json::to_string(&studio.route.get_untracked())
+                    .ok()
+                    .as_deref(),
+            );
+            let design = studio.parsed.with(|p| {
+                let sc = p.as_ref().ok()?;
+                studio
+                    .outcome
+                    .with(|o| o.study.as_ref().and_then(|s| SwitchDesign::of(sc, s)))
+            });
+            routing.set_base(design.as_ref());
+            routing.load_module();
+        }
+        routing.set_shown(shown);
+    });
+    // The Cluster view shares the Routing view's module; the app carries its state unread.
+    module_bridge::CLUSTER.listen_app(
+        move |json| {
+            if studio
+                .cluster
+                .with_untracked(|c| c.as_deref() != Some(json.as_str()))
+            {
+                studio.cluster.set(Some(json));
+            }
+        },
+        |_| {},
+    );
+    Effect::new(move |_| {
+        let cluster = module_bridge::CLUSTER;
+        let shown = view.get() == View::Cluster;
+        if shown {
+            cluster.set_state(studio.cluster.get_untracked().as_deref());
+            cluster.load_module();
+        }
+        cluster.set_shown(shown);
+    });
+    let (shapes, landscape) = (showing(View::Shapes), showing(View::Landscape));
     // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
     // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
@@ -200,11 +251,12 @@ fn App() -> impl IntoView {
                         .collect_view()}
                 </div>
             </nav>
-            <Show when=move || routing.get()>
-                <main class="routing-layout">
-                    <RoutingView studio />
-                </main>
-            </Show>
+            <main class="routing-layout" hidden=move || view.get() != View::Routing>
+                {module_bridge::ROUTING.placeholder()}
+            </main>
+            <main class="routing-layout" hidden=move || view.get() != View::Cluster>
+                {module_bridge::CLUSTER.placeholder()}
+            </main>
             <Show when=move || shapes.get()>
                 <main class="wide-layout">
                     <ShapesView studio />
@@ -216,9 +268,7 @@ fn App() -> impl IntoView {
                 </main>
             </Show>
             <main class="wide-layout" hidden=move || view.get() != View::Codesign>
-                <div id=codesign_bridge::ROOT_ID data-testid="codesign-root">
-                    <p class="hint" id=codesign_bridge::LOADING_ID>"Loading the Co-design view…"</p>
-                </div>
+                {module_bridge::CODESIGN.placeholder()}
             </main>
             <main class="layout" class:hidden=move || view.get() != View::Design>
                 <div class="inputs" data-testid="input-panel">
@@ -240,7 +290,7 @@ fn App() -> impl IntoView {
                         <section class="panel explore" aria-label="Explore further">
                             <h2>"Explore further"</h2>
                             <p class="hint">
-                                "Is this the best shape for these NPUs? How flat is the optimum? How is the traffic routed?"
+                                "Is this the best shape for these NPUs? How flat is the optimum? How is the traffic routed, and what does routing do to jobs over time?"
                             </p>
                             <div class="compare-controls">
                                 // The Shapes view compares the design when it opens (unless it has).
@@ -252,6 +302,9 @@ fn App() -> impl IntoView {
                                 </button>
                                 <button type="button" on:click=move |_| view.set(View::Routing)>
                                     "Route the traffic"
+                                </button>
+                                <button type="button" data-testid="open-cluster" on:click=move |_| view.set(View::Cluster)>
+                                    "Simulate a cluster over time"
                                 </button>
                                 <button type="button" data-testid="open-codesign" on:click=move |_| view.set(View::Codesign)>
                                     "Co-design parallelism and network"

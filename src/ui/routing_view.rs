@@ -1,13 +1,14 @@
 //! The Routing view: a Clos fabric and jobs set by a preset and a few numbers, routed by ECMP,
 //! greedy, capacity-aware greedy and the exact optimizer, with the per-link load heatmap, the
 //! algorithms side by side and the makespan against failed spines. The computation is
-//! `routing::study`; this view holds the form and draws.
+//! `routing::study`; this view holds the form and draws. It lives in the `routing-view` module
+//! (`routing_module`), which the app loads the first time the view is opened.
 
 use super::browser;
 use super::chart_table::ChartTable;
-use super::route_runner::RouteRunner;
-use super::studio::Studio;
-use crate::analysis::study::Study;
+use super::module_bridge::ROUTING;
+use super::sliced_runner::SlicedRunner;
+use crate::analysis::routing_savings::{savings, SwitchDesign};
 use crate::charts::dyn_backend::DynBackend;
 use crate::charts::route_cdf::draw_rate_cdf;
 use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
@@ -15,8 +16,10 @@ use crate::charts::tables::RouteChart;
 use crate::charts::ChartStyle;
 use crate::format::duration_ns;
 use crate::format::usd;
-use crate::routing::coupling::savings_usd;
-use crate::routing::study::{RoutePreset, RouteSetup, RouteStudy};
+use crate::routing::study::{RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun};
+
+/// Nodes of an exact search per piece of work (a few milliseconds natively).
+const NODES_PER_STEP: u64 = 256;
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
@@ -91,39 +94,30 @@ fn draw_route_chart(canvas_ref: NodeRef<Canvas>, chart: RouteChart, s: &RouteStu
 
 /// What each algorithm's efficiency costs on the design's outermost Switch dimension: the bandwidth
 /// to provision for the design's optimal effective bandwidth, its cost, and the saving against ECMP.
-fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
-    let d = design
-        .dim_labels
-        .iter()
-        .rposition(|l| l.ends_with("Switch"))?;
-    let target = design.optimum.bw_gbps[d];
-    let per_gbps = design.problem.cost_per_gbps[d];
-    let eta_ecmp = routed.routed.first()?.efficiency;
-    let rows = routed
-        .routed
-        .iter()
+fn savings_table(design: &SwitchDesign, routed: &RouteStudy) -> impl IntoView {
+    let rows = savings(design, &routed.routed)
+        .into_iter()
         .map(|r| {
-            let saved = savings_usd(1.0, per_gbps, target, eta_ecmp, r.efficiency);
             view! {
                 <tr>
-                    <td>{r.name}</td>
+                    <td>{r.algorithm}</td>
                     <td class="num">{format!("{:.3}", r.efficiency)}</td>
                     <td class="num">{format!("{:.3}", r.efficiency_fluid)}</td>
-                    <td class="num">{format!("{:.2}", target / r.efficiency)}</td>
-                    <td class="num">{usd(per_gbps * target / r.efficiency)}</td>
-                    <td class="num" data-value=saved.to_string()>{usd(saved)}</td>
+                    <td class="num">{format!("{:.2}", r.provisioned_gbps)}</td>
+                    <td class="num">{usd(r.cost_usd)}</td>
+                    <td class="num" data-value=r.saved_usd.to_string()>{usd(r.saved_usd)}</td>
                 </tr>
             }
         })
         .collect_view();
-    Some(view! {
+    view! {
         <div class="table-scroll" data-testid="route-savings" tabindex="0" role="region" aria-label="What routing saves">
             <p class="hint">
                 {format!(
-                    "On the design's {} (optimal effective bandwidth {target:.2} GB/s per NPU), routing \
+                    "On the design's {} (optimal effective bandwidth {:.2} GB/s per NPU), routing \
                      efficiency η (contention-free over static All-Reduce time) means provisioning B/η: what \
                      each algorithm costs and saves against ECMP. η fluid uses the fluid simulation's times instead.",
-                    design.dim_labels[d]
+                    design.label, design.target_gbps
                 )}
             </p>
             <table class="grid">
@@ -140,29 +134,59 @@ fn savings(design: &Study, routed: &RouteStudy) -> Option<impl IntoView> {
                 <tbody>{rows}</tbody>
             </table>
         </div>
-    })
+    }
+}
+
+/// The Routing view while the app shows it (leaving it drops the run under way), with its state
+/// from the link and the design's Switch dimension from the app.
+#[component]
+pub fn RoutingPanel() -> impl IntoView {
+    let shown = RwSignal::new(ROUTING.shown());
+    let route = RwSignal::new(ROUTING.state::<RouteLink>().unwrap_or_default());
+    let layout = RwSignal::new(0u32);
+    ROUTING.on_shown(move |now| {
+        // A link opened meanwhile may carry another state.
+        if now {
+            let linked = ROUTING.state::<RouteLink>().unwrap_or_default();
+            if route.with_untracked(|r| *r != linked) {
+                route.set(linked);
+                layout.update(|l| *l += 1);
+            }
+        }
+        shown.set(now);
+    });
+    let design = RwSignal::new(ROUTING.base::<SwitchDesign>());
+    ROUTING.on_base(move |d| design.set(d));
+    // The state travels in the app's link.
+    Effect::new(move |_| route.with(|r| ROUTING.send_state(r)));
+    view! {
+        <Show when=move || shown.get()>
+            <RoutingView route layout design />
+        </Show>
+    }
 }
 
 /// The Routing view.
 #[component]
-pub fn RoutingView(
-    /// The app state (the design whose Switch dimension the savings are priced on).
-    studio: Studio,
+fn RoutingView(
+    /// The view's state (it travels in the link).
+    route: RwSignal<RouteLink>,
+    /// Bumped when the fields are drawn anew (a preset picked).
+    layout: RwSignal<u32>,
+    /// The design's Switch dimension that the savings are priced on (None: no Switch, or the
+    /// design has errors).
+    design: RwSignal<Option<SwitchDesign>>,
 ) -> impl IntoView {
-    let setup = Memo::new(move |_| studio.route.with(|r| r.setup.clone()));
-    let algorithm = Memo::new(move |_| studio.route.with(|r| r.algorithm));
-    let layout = studio.layout;
-    let runner = RouteRunner::new();
+    let setup = Memo::new(move |_| route.with(|r| r.setup.clone()));
+    let algorithm = Memo::new(move |_| route.with(|r| r.algorithm));
+    let runner = SlicedRunner::<RouteStudyRun>::new();
+    let study_now = move |s: &RouteSetup| runner.start(RouteStudyRun::new(s), NODES_PER_STEP);
     // Every new setup is studied across animation frames; leaving the view drops the run.
-    Effect::new(move |_| setup.with(|s| runner.start(s)));
+    Effect::new(move |_| setup.with(study_now));
     on_cleanup(move || runner.abandon());
-    let study = Memo::new(move |_| runner.study.get());
+    let study = Memo::new(move |_| runner.output.get());
     // The study shown is not the current setup's while one runs, after a cancel or with errors.
-    let stale = move || {
-        runner.progress.with(Option::is_some)
-            || runner.cancelled.get()
-            || runner.error.with(Option::is_some)
-    };
+    let stale = move || runner.stale();
     let number = move |label: &'static str,
                        testid: &'static str,
                        get: fn(&RouteSetup) -> u32,
@@ -180,7 +204,7 @@ pub fn RoutingView(
                     }
                     on:input=move |ev| {
                         if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
-                            studio.edit_route(|r| set(&mut r.setup, v));
+                            route.update(|r| set(&mut r.setup, v));
                         }
                     }
                 />
@@ -211,7 +235,7 @@ pub fn RoutingView(
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
                             if let Some(p) = RoutePreset::ALL.into_iter().find(|p| p.key() == v) {
-                                studio.edit_route(|r| r.setup = p.setup());
+                                route.update(|r| r.setup = p.setup());
                                 layout.update(|l| *l += 1);
                             }
                         }
@@ -247,7 +271,7 @@ pub fn RoutingView(
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
                             if let Some(i) = ALGORITHMS.iter().position(|a| a.0 == v) {
-                                studio.edit_route(|r| r.algorithm = i);
+                                route.update(|r| r.algorithm = i);
                             }
                         }
                     >
@@ -280,7 +304,7 @@ pub fn RoutingView(
             <Show when=move || runner.cancelled.get()>
                 <p class="stale-note" data-testid="route-cancelled">
                     "Cancelled: the results below are those of the last complete study. "
-                    <button type="button" data-testid="route-again" on:click=move |_| setup.with_untracked(|s| runner.start(s))>
+                    <button type="button" data-testid="route-again" on:click=move |_| setup.with_untracked(study_now)>
                         "Route this setup"
                     </button>
                 </p>
@@ -324,9 +348,9 @@ pub fn RoutingView(
                 </div>
             </dl>
             {move || {
-                let design = studio.outcome.with(|o| o.study.clone())?;
+                let design = design.get()?;
                 let routed = study.get()?;
-                savings(&design, &routed)
+                Some(savings_table(&design, &routed))
             }}
             <div class="charts" class:stale=stale>
                 {RouteChart::ALL

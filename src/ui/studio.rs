@@ -76,6 +76,8 @@ pub struct Studio {
     pub shapes: ShapeCompare,
     /// The Co-design view's question (JSON, kept for the link; the view is its own module).
     pub codesign: RwSignal<Option<String>>,
+    /// The Cluster view's state (JSON, from its module).
+    pub cluster: RwSignal<Option<String>>,
 }
 
 impl Studio {
@@ -153,6 +155,7 @@ impl Studio {
             ),
             shapes: ShapeCompare::new(),
             codesign: RwSignal::new(None),
+            cluster: RwSignal::new(None),
         };
         studio.show_start(start, state);
         studio
@@ -183,6 +186,7 @@ impl Studio {
         self.landscape.set(state.landscape);
         self.tour.set(state.tour);
         self.codesign.set(state.codesign);
+        self.cluster.set(state.cluster);
         self.layout.update(|v| *v += 1);
     }
 
@@ -283,6 +287,7 @@ impl Studio {
             landscape: self.landscape.get_untracked(),
             tour: self.tour.get_untracked(),
             codesign: self.codesign.get_untracked(),
+            cluster: self.cluster.get_untracked(),
         }
     }
 
@@ -294,6 +299,7 @@ impl Studio {
         self.landscape.track();
         self.tour.track();
         self.codesign.track();
+        self.cluster.track();
     }
 
     /// The current scenario's permalink fragment (with the rest of the app's state), when the form

@@ -1,0 +1,379 @@
+//! The Cluster view's charts (README "Cluster simulation"): the job completion times of each
+//! policy as a distribution, the share of NICs busy over time, and a timeline of the jobs under
+//! one policy (waiting, then running); with their numbers as tables.
+
+use super::route_cdf::cdf_points;
+use super::tables::DataTable;
+use super::{palette, ChartStyle};
+use crate::cluster::study::{quantile, ClusterStudy};
+use crate::cluster::Policy;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+/// One of the Cluster view's charts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterChart {
+    /// The fraction of jobs done within each completion time, per policy.
+    Jct,
+    /// The share of NICs held by running jobs over time, per policy.
+    Busy,
+    /// Each job's wait and run under one policy.
+    Timeline,
+}
+
+impl ClusterChart {
+    pub const ALL: [ClusterChart; 3] = [
+        ClusterChart::Jct,
+        ClusterChart::Busy,
+        ClusterChart::Timeline,
+    ];
+
+    pub fn testid(self) -> &'static str {
+        match self {
+            ClusterChart::Jct => "chart-cluster-jct",
+            ClusterChart::Busy => "chart-cluster-busy",
+            ClusterChart::Timeline => "chart-cluster-timeline",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            ClusterChart::Jct => "Distribution of job completion times per routing policy",
+            ClusterChart::Busy => "Share of NICs busy over time per routing policy",
+            ClusterChart::Timeline => "Each job's wait and run under one routing policy",
+        }
+    }
+
+    /// Draw the chart of `study` (the timeline that of `shown`, or of the first policy).
+    pub fn draw<DB: DrawingBackend>(
+        self,
+        area: &DrawingArea<DB, Shift>,
+        study: &ClusterStudy,
+        shown: Policy,
+        style: &ChartStyle,
+    ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+        match self {
+            ClusterChart::Jct => draw_jct(area, study, style),
+            ClusterChart::Busy => draw_busy(area, study, style),
+            ClusterChart::Timeline => draw_timeline(area, study, shown, style),
+        }
+    }
+
+    /// The numbers the chart draws.
+    pub fn table(self, study: &ClusterStudy, shown: Policy) -> DataTable {
+        match self {
+            ClusterChart::Jct => {
+                let mut t = DataTable::new(&[
+                    "policy",
+                    "jobs",
+                    "least JCT (s)",
+                    "median JCT (s)",
+                    "95th percentile JCT (s)",
+                    "largest JCT (s)",
+                ]);
+                for r in &study.results {
+                    let j = r.jcts();
+                    let at = |q| quantile(&j, q).map_or("–".into(), |v| format!("{v:.2}"));
+                    t.rows.push(vec![
+                        r.policy.label().into(),
+                        j.len().to_string(),
+                        at(0.0),
+                        at(0.5),
+                        at(0.95),
+                        at(1.0),
+                    ]);
+                }
+                t
+            }
+            ClusterChart::Busy => {
+                let mut t = DataTable::new(&[
+                    "policy",
+                    "time (s)",
+                    "running jobs",
+                    "waiting jobs",
+                    "NICs busy (%)",
+                ]);
+                let hosts = study.trace.hosts().max(1) as f64;
+                for r in &study.results {
+                    // About 64 samples per policy keep the table readable; the chart draws them all.
+                    let step = (r.timeline.len() / 64).max(1);
+                    for s in r.timeline.iter().step_by(step) {
+                        t.rows.push(vec![
+                            r.policy.label().into(),
+                            format!("{:.2}", s.t_s),
+                            s.running.to_string(),
+                            s.waiting.to_string(),
+                            format!("{:.1}", 100.0 * s.busy_nics as f64 / hosts),
+                        ]);
+                    }
+                }
+                t
+            }
+            ClusterChart::Timeline => {
+                let mut t = DataTable::new(&[
+                    "job",
+                    "arrival (s)",
+                    "start (s)",
+                    "end (s)",
+                    "JCT (s)",
+                    "slowdown",
+                ]);
+                if let Some(r) = shown_result(study, shown) {
+                    for j in &r.jobs {
+                        t.rows.push(vec![
+                            format!("job {}", j.id),
+                            format!("{:.2}", j.arrival_s),
+                            format!("{:.2}", j.start_s),
+                            format!("{:.2}", j.end_s),
+                            format!("{:.2}", j.jct_s),
+                            format!("{:.3}", j.slowdown),
+                        ]);
+                    }
+                }
+                t
+            }
+        }
+    }
+}
+
+/// Each policy's totals: what the Cluster view's table lists.
+pub fn cluster_summary(study: &ClusterStudy) -> DataTable {
+    let mut t = DataTable::new(&[
+        "policy",
+        "mean JCT (s)",
+        "median JCT (s)",
+        "95th percentile JCT (s)",
+        "mean slowdown",
+        "makespan (s)",
+        "iterations/s",
+        "NICs busy (%)",
+        "time in All-Reduce (%)",
+        "re-routings",
+    ]);
+    for r in &study.results {
+        let j = r.jcts();
+        let at = |q| quantile(&j, q).map_or("–".into(), |v| format!("{v:.2}"));
+        t.rows.push(vec![
+            r.policy.label().into(),
+            format!("{:.2}", r.mean_jct_s),
+            at(0.5),
+            at(0.95),
+            format!("{:.3}", r.mean_slowdown()),
+            format!("{:.2}", r.makespan_s),
+            format!("{:.3}", r.throughput),
+            format!("{:.1}", 100.0 * r.busy_fraction),
+            format!("{:.1}", 100.0 * r.comm_fraction),
+            r.reroutes.to_string(),
+        ]);
+    }
+    t
+}
+
+/// The result of `shown`, or the first one when `shown` was not simulated.
+pub fn shown_result(study: &ClusterStudy, shown: Policy) -> Option<&crate::cluster::SimResult> {
+    study
+        .results
+        .iter()
+        .find(|r| r.policy == shown)
+        .or(study.results.first())
+}
+
+fn color(policy: Policy) -> RGBColor {
+    let i = Policy::ALL.iter().position(|&p| p == policy).unwrap_or(0);
+    palette::DIMS[i % palette::DIMS.len()]
+}
+
+/// A chart over two continuous axes from 0.
+type TimeChart<'a, DB> = ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// The frame of every Cluster chart: a title and axes from 0 to `x` and `y` with their names.
+fn frame<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    x: (f64, &str),
+    y: (f64, &str),
+    style: &ChartStyle,
+) -> Result<TimeChart<'a, DB>, DrawingAreaErrorKind<DB::ErrorType>> {
+    area.fill(&WHITE)?;
+    let positive = |v: f64| if v.is_finite() && v > 0.0 { v } else { 1.0 };
+    let mut chart = ChartBuilder::on(area)
+        .margin(style.px(12.0))
+        .caption(
+            title,
+            ("sans-serif", style.font(15.0))
+                .into_font()
+                .color(&palette::INK),
+        )
+        .x_label_area_size(style.px(36.0))
+        .y_label_area_size(style.px(52.0))
+        .build_cartesian_2d(0f64..positive(x.0), 0f64..positive(y.0))?;
+    chart
+        .configure_mesh()
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(palette::INK.mix(0.1))
+        .x_desc(x.1)
+        .y_desc(y.1)
+        .label_style(("sans-serif", style.font(11.0)))
+        .draw()?;
+    Ok(chart)
+}
+
+fn draw_jct<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &ClusterStudy,
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let top = study
+        .results
+        .iter()
+        .flat_map(|r| r.jobs.iter().map(|j| j.jct_s))
+        .fold(0.0, f64::max)
+        * 1.05;
+    let mut chart = frame(
+        area,
+        "Job completion times: fraction of jobs done within each time",
+        (top, "job completion time (s)"),
+        (1.05, "fraction of jobs"),
+        style,
+    )?;
+    for r in &study.results {
+        let c = color(r.policy);
+        let mut j = r.jcts();
+        j.sort_by(f64::total_cmp);
+        let mut pts = cdf_points(&j);
+        if let Some(last) = pts.last().copied() {
+            pts.push((top, last.1));
+        }
+        chart
+            .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
+            .label(format!("{} (mean {:.1} s)", r.policy.label(), r.mean_jct_s))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+    }
+    super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
+    area.present()
+}
+
+fn draw_busy<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &ClusterStudy,
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let hosts = study.trace.hosts().max(1) as f64;
+    let end = study
+        .results
+        .iter()
+        .map(|r| r.makespan_s)
+        .fold(0.0, f64::max)
+        * 1.02;
+    let mut chart = frame(
+        area,
+        "NICs busy over time (held by running jobs)",
+        (end, "time (s)"),
+        (105.0, "NICs busy (%)"),
+        style,
+    )?;
+    for r in &study.results {
+        let c = color(r.policy);
+        // A step line: each sample holds until the next.
+        let mut pts = Vec::with_capacity(2 * r.timeline.len());
+        let mut last = 0.0;
+        for s in &r.timeline {
+            pts.push((s.t_s, last));
+            last = 100.0 * s.busy_nics as f64 / hosts;
+            pts.push((s.t_s, last));
+        }
+        chart
+            .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
+            .label(format!(
+                "{} ({:.0} % busy, {:.2} iterations/s)",
+                r.policy.label(),
+                100.0 * r.busy_fraction,
+                r.throughput
+            ))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+    }
+    super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
+    area.present()
+}
+
+fn draw_timeline<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &ClusterStudy,
+    shown: Policy,
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let Some(r) = shown_result(study, shown) else {
+        area.fill(&WHITE)?;
+        return area.present();
+    };
+    let n = r.jobs.len().max(1) as f64;
+    let end = r.makespan_s.max(1e-9) * 1.02;
+    let title = format!(
+        "Jobs under {}: waiting (light), then running",
+        r.policy.label()
+    );
+    let mut chart = frame(
+        area,
+        &title,
+        (end, "time (s)"),
+        (n, "job (in order of arrival)"),
+        style,
+    )?;
+    let c = color(r.policy);
+    let mut jobs: Vec<_> = r.jobs.iter().collect();
+    jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s).then(a.id.cmp(&b.id)));
+    let row = |k: usize| (k as f64 + 0.1, k as f64 + 0.9);
+    chart.draw_series(
+        jobs.iter()
+            .enumerate()
+            .filter(|(_, j)| j.start_s > j.arrival_s)
+            .map(|(k, j)| {
+                let (lo, hi) = row(k);
+                Rectangle::new(
+                    [(j.arrival_s, lo), (j.start_s, hi)],
+                    palette::INK.mix(0.18).filled(),
+                )
+            }),
+    )?;
+    chart.draw_series(jobs.iter().enumerate().map(|(k, j)| {
+        let (lo, hi) = row(k);
+        Rectangle::new([(j.start_s, lo), (j.end_s, hi)], c.mix(0.85).filled())
+    }))?;
+    area.present()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::study::{cluster_study, ClusterLink};
+
+    #[test]
+    fn every_chart_draws_and_tabulates_the_study() {
+        let link = ClusterLink {
+            policies: vec![Policy::Ecmp, Policy::EdgeColoring],
+            ..ClusterLink::default()
+        };
+        let study = cluster_study(&link).unwrap();
+        for chart in ClusterChart::ALL {
+            let mut svg = String::new();
+            {
+                let area = SVGBackend::with_string(&mut svg, (700, 380)).into_drawing_area();
+                chart
+                    .draw(&area, &study, Policy::EdgeColoring, &ChartStyle::default())
+                    .unwrap();
+            }
+            assert!(svg.contains("<svg"), "{chart:?}");
+            let t = chart.table(&study, Policy::EdgeColoring);
+            assert!(!t.rows.is_empty(), "{chart:?}");
+        }
+        let jct = ClusterChart::Jct.table(&study, Policy::Ecmp);
+        assert_eq!(jct.rows.len(), 2);
+        assert_eq!(jct.rows[0][1], link.setup.jobs.to_string());
+        let timeline = ClusterChart::Timeline.table(&study, Policy::EdgeColoring);
+        assert_eq!(timeline.rows.len(), link.setup.jobs as usize);
+        // The median JCT in the table is the study's own.
+        let median = quantile(&study.results[1].jcts(), 0.5).unwrap();
+        assert_eq!(jct.rows[1][3], format!("{median:.2}"));
+    }
+}

@@ -1,0 +1,493 @@
+//! The Cluster view's question and its answer: a trace generated from a few numbers (or one of the
+//! presets), simulated under each chosen routing policy on the same jobs, a few events at a time
+//! ([`ClusterRun`]) so that a page can spread the work over animation frames with progress and a
+//! cancel. Each policy's [`SimResult`] carries what the view draws: the job completion times, the
+//! timeline of running jobs and busy NICs, and the totals.
+
+use super::placement::Placement;
+use super::simulate::{Policy, Reroute, SimError, SimOptions, SimResult, SimRun};
+use super::trace::{generate, ClusterNetwork, Trace, TraceSpec};
+use crate::limits::{at_most, product, LimitError};
+use crate::routing::study::StudyProgress;
+use serde::{Deserialize, Serialize};
+
+/// The view's fabric and trace, as a link carries them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClusterSetup {
+    pub tors: u32,
+    pub spines: u32,
+    pub hosts_per_tor: u32,
+    /// Link and NIC rate, Gbps.
+    pub gbps: f64,
+    pub jobs: u32,
+    /// Mean arrivals per second (Poisson).
+    pub arrival_rate: f64,
+    pub iterations: u32,
+    pub compute_s: f64,
+    pub ring_size: u32,
+    /// The first spines, down from the start.
+    pub failed_spines: u32,
+    pub seed: u64,
+    pub reroute: Reroute,
+    pub placement: Placement,
+}
+
+/// Ready-made questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterPreset {
+    /// A small cluster that answers at once: 16 ToRs x 8 spines x 16 hosts, 24 jobs.
+    Classroom,
+    /// The routing paper's fabric (64 ToRs x 32 spines, 2,048 hosts) and 200 jobs.
+    PaperFabric,
+    /// The paper's fabric with 4 of its 32 spines failed.
+    PaperFailedSpines,
+    /// The paper's fabric with rings of 8.
+    PaperRingsOf8,
+}
+
+impl ClusterPreset {
+    pub const ALL: [ClusterPreset; 4] = [
+        ClusterPreset::Classroom,
+        ClusterPreset::PaperFabric,
+        ClusterPreset::PaperFailedSpines,
+        ClusterPreset::PaperRingsOf8,
+    ];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            ClusterPreset::Classroom => "classroom",
+            ClusterPreset::PaperFabric => "paper",
+            ClusterPreset::PaperFailedSpines => "paper-failed-spines",
+            ClusterPreset::PaperRingsOf8 => "paper-rings-of-8",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ClusterPreset::Classroom => {
+                "a classroom cluster: 16 ToRs x 8 spines, 256 hosts, 24 jobs"
+            }
+            ClusterPreset::PaperFabric => "the paper's fabric: 64 x 32, 2,048 hosts, 200 jobs",
+            ClusterPreset::PaperFailedSpines => "the paper's fabric, 4 spines failed",
+            ClusterPreset::PaperRingsOf8 => "the paper's fabric, rings of 8",
+        }
+    }
+
+    pub fn setup(self) -> ClusterSetup {
+        let paper = ClusterSetup {
+            tors: 64,
+            spines: 32,
+            hosts_per_tor: 32,
+            gbps: 400.0,
+            jobs: 200,
+            arrival_rate: 0.5,
+            iterations: 10,
+            compute_s: 1.0,
+            ring_size: 4,
+            failed_spines: 0,
+            seed: 1,
+            reroute: Reroute::Arrival,
+            placement: Placement::WholeTors,
+        };
+        match self {
+            ClusterPreset::Classroom => ClusterSetup {
+                tors: 16,
+                spines: 8,
+                hosts_per_tor: 16,
+                jobs: 24,
+                arrival_rate: 0.5,
+                ring_size: 2,
+                ..paper
+            },
+            ClusterPreset::PaperFabric => paper,
+            ClusterPreset::PaperFailedSpines => ClusterSetup {
+                failed_spines: 4,
+                ..paper
+            },
+            ClusterPreset::PaperRingsOf8 => ClusterSetup {
+                ring_size: 8,
+                ..paper
+            },
+        }
+    }
+
+    /// The preset `setup` is, if it is one unchanged.
+    pub fn of(setup: &ClusterSetup) -> Option<ClusterPreset> {
+        ClusterPreset::ALL.into_iter().find(|p| p.setup() == *setup)
+    }
+}
+
+/// The Cluster view's state as a link carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClusterLink {
+    pub setup: ClusterSetup,
+    /// The policies compared, in the order shown.
+    pub policies: Vec<Policy>,
+    /// The policy whose timeline of jobs is drawn.
+    pub shown: Policy,
+}
+
+impl Default for ClusterLink {
+    fn default() -> ClusterLink {
+        ClusterLink {
+            setup: ClusterPreset::Classroom.setup(),
+            policies: Policy::ALL.to_vec(),
+            shown: Policy::Greedy,
+        }
+    }
+}
+
+/// The most jobs the view simulates (the command line takes up to 10,000).
+pub const VIEW_MAX_JOBS: u64 = 500;
+/// The most hosts the view simulates: the routing paper's fabric.
+pub const VIEW_MAX_HOSTS: u64 = 2048;
+/// The most spines the view simulates.
+pub const VIEW_MAX_SPINES: u64 = 64;
+/// The most iterations per job the view simulates.
+pub const VIEW_MAX_ITERATIONS: u64 = 1000;
+
+/// Why the view cannot study a setup; each names the field.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ClusterError {
+    #[error(transparent)]
+    Limit(#[from] LimitError),
+    #[error("choose at least one routing policy")]
+    NoPolicy,
+    #[error(transparent)]
+    Sim(#[from] SimError),
+}
+
+impl ClusterSetup {
+    /// What `libra-studio trace` would be asked for this setup.
+    pub fn spec(&self) -> TraceSpec {
+        TraceSpec {
+            network: ClusterNetwork {
+                tors: self.tors,
+                spines: self.spines,
+                hosts_per_tor: self.hosts_per_tor,
+                link_gbps: self.gbps,
+                nic_gbps: self.gbps,
+            },
+            jobs: self.jobs,
+            arrival_rate: self.arrival_rate,
+            iterations: self.iterations,
+            compute_s: self.compute_s,
+            ring_size: self.ring_size,
+            chunk_bytes: None,
+            mix: Vec::new(),
+            failed_spines: self.failed_spines,
+            seed: self.seed,
+        }
+    }
+
+    /// The view's own limits, checked before anything is generated.
+    pub fn check_view_limits(&self) -> Result<(), ClusterError> {
+        let hosts = product(self.tors.into(), self.hosts_per_tor.into());
+        at_most(
+            "jobs",
+            "jobs in the Cluster view (use `libra-studio simulate` for more)",
+            self.jobs.into(),
+            VIEW_MAX_JOBS,
+        )?;
+        at_most(
+            "ToRs x hosts per ToR",
+            "hosts in the Cluster view (use `libra-studio simulate` for more)",
+            hosts,
+            VIEW_MAX_HOSTS,
+        )?;
+        at_most(
+            "spines",
+            "spines in the Cluster view (use `libra-studio simulate` for more)",
+            self.spines.into(),
+            VIEW_MAX_SPINES,
+        )?;
+        at_most(
+            "iterations",
+            "iterations per job in the Cluster view (use `libra-studio simulate` for more)",
+            self.iterations.into(),
+            VIEW_MAX_ITERATIONS,
+        )?;
+        Ok(())
+    }
+
+    /// The trace of this setup (the same for every policy).
+    pub fn trace(&self) -> Result<Trace, ClusterError> {
+        self.check_view_limits()?;
+        generate(&self.spec()).map_err(|e| ClusterError::Sim(e.into()))
+    }
+}
+
+/// The answer: the trace and each policy's simulation of it, in the link's order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClusterStudy {
+    pub trace: Trace,
+    pub results: Vec<SimResult>,
+}
+
+/// The study a few events at a time: one policy after the other.
+pub struct ClusterRun {
+    trace: Trace,
+    options: Vec<SimOptions>,
+    current: Option<SimRun>,
+    results: Vec<SimResult>,
+    outcome: Result<(), ClusterError>,
+}
+
+impl ClusterRun {
+    pub fn new(link: &ClusterLink) -> Result<ClusterRun, ClusterError> {
+        if link.policies.is_empty() {
+            return Err(ClusterError::NoPolicy);
+        }
+        let trace = link.setup.trace()?;
+        let options: Vec<SimOptions> = link
+            .policies
+            .iter()
+            .map(|&policy| SimOptions {
+                policy,
+                reroute: link.setup.reroute,
+                placement: link.setup.placement,
+            })
+            .collect();
+        // Every policy's run is checked (the trace, the placements) before any work.
+        let current = Some(SimRun::new(&trace, &options[0])?);
+        Ok(ClusterRun {
+            trace,
+            options,
+            current,
+            results: Vec::new(),
+            outcome: Ok(()),
+        })
+    }
+
+    /// Simulate up to `events` more events; true when every policy is done (or one failed).
+    pub fn step(&mut self, events: usize) -> bool {
+        let Some(run) = self.current.as_mut() else {
+            return true;
+        };
+        if !run.step(events) {
+            return false;
+        }
+        let run = self.current.take().expect("a run under way");
+        match run.result() {
+            Ok(r) => self.results.push(r),
+            Err(e) => {
+                self.outcome = Err(e.into());
+                return true;
+            }
+        }
+        if let Some(opts) = self.options.get(self.results.len()) {
+            match SimRun::new(&self.trace, opts) {
+                Ok(r) => self.current = Some(r),
+                Err(e) => {
+                    self.outcome = Err(e.into());
+                    return true;
+                }
+            }
+        }
+        self.current.is_none()
+    }
+
+    pub fn progress(&self) -> StudyProgress {
+        let n = self.options.len() as f64;
+        let done = self.results.len();
+        match (&self.current, self.options.get(done)) {
+            (Some(run), Some(opts)) => StudyProgress {
+                fraction: (done as f64 + run.progress()) / n,
+                doing: format!(
+                    "{}: {:.0} % of the jobs done, simulated time {:.0} s",
+                    opts.policy.label(),
+                    100.0 * run.progress(),
+                    run.now_s()
+                ),
+            },
+            _ => StudyProgress {
+                fraction: 1.0,
+                doing: "done".into(),
+            },
+        }
+    }
+
+    /// The study, or why a policy's simulation stopped.
+    pub fn finish(self) -> Result<ClusterStudy, ClusterError> {
+        self.outcome?;
+        Ok(ClusterStudy {
+            trace: self.trace,
+            results: self.results,
+        })
+    }
+}
+
+impl ClusterStudy {
+    /// The answer in one sentence: the policy with the least mean job completion time, against
+    /// ECMP's when ECMP was simulated.
+    pub fn headline(&self) -> String {
+        let Some(best) = self
+            .results
+            .iter()
+            .min_by(|a, b| a.mean_jct_s.total_cmp(&b.mean_jct_s))
+        else {
+            return String::new();
+        };
+        let jobs = self.trace.jobs.len();
+        let ecmp = self.results.iter().find(|r| r.policy == Policy::Ecmp);
+        match ecmp {
+            Some(e) if e.policy != best.policy && best.mean_jct_s > 0.0 => format!(
+                "{} completes the mean job of {jobs} in {:.1} s, {:.2}x sooner than ECMP ({:.1} s); \
+                 mean slowdown against each job alone {:.2} against ECMP's {:.2}.",
+                capitalized(best.policy.label()),
+                best.mean_jct_s,
+                e.mean_jct_s / best.mean_jct_s,
+                e.mean_jct_s,
+                best.mean_slowdown(),
+                e.mean_slowdown()
+            ),
+            _ => format!(
+                "{} completes the mean job of {jobs} in {:.1} s (mean slowdown against each job \
+                 alone {:.2}).",
+                capitalized(best.policy.label()),
+                best.mean_jct_s,
+                best.mean_slowdown()
+            ),
+        }
+    }
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// Run `link` to the end at once.
+pub fn cluster_study(link: &ClusterLink) -> Result<ClusterStudy, ClusterError> {
+    let mut run = ClusterRun::new(link)?;
+    while !run.step(usize::MAX) {}
+    run.finish()
+}
+
+/// The `q`-quantile (0 to 1) of `values` (nearest rank), None when empty.
+pub fn quantile(values: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = ((q.clamp(0.0, 1.0) * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    Some(v[rank - 1])
+}
+
+impl SimResult {
+    /// The jobs' completion times, s.
+    pub fn jcts(&self) -> Vec<f64> {
+        self.jobs.iter().map(|j| j.jct_s).collect()
+    }
+
+    /// The mean slowdown against each job's contention-free time.
+    pub fn mean_slowdown(&self) -> f64 {
+        self.jobs.iter().map(|j| j.slowdown).sum::<f64>() / self.jobs.len().max(1) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::simulate::simulate;
+
+    #[test]
+    fn the_run_equals_one_simulation_per_policy_on_the_same_trace() {
+        let link = ClusterLink::default();
+        let mut run = ClusterRun::new(&link).unwrap();
+        let mut last = 0.0;
+        while !run.step(7) {
+            let p = run.progress();
+            assert!(p.fraction >= last && p.fraction <= 1.0, "{p:?}");
+            last = p.fraction;
+        }
+        let study = run.finish().unwrap();
+        let trace = link.setup.trace().unwrap();
+        assert_eq!(study.trace, trace);
+        assert_eq!(study.results.len(), Policy::ALL.len());
+        for (r, &policy) in study.results.iter().zip(&link.policies) {
+            let mut alone = simulate(
+                &trace,
+                &SimOptions {
+                    policy,
+                    reroute: link.setup.reroute,
+                    placement: link.setup.placement,
+                },
+            )
+            .unwrap();
+            // Only the controller's wall time may differ.
+            alone.controller_s = r.controller_s;
+            assert_eq!(*r, alone);
+        }
+        // Edge colouring is contention-free on whole ToRs: never slower than ECMP on average.
+        let mean = |p: Policy| {
+            study.results[link.policies.iter().position(|&q| q == p).unwrap()].mean_jct_s
+        };
+        assert!(mean(Policy::EdgeColoring) <= mean(Policy::Ecmp) + 1e-9);
+        let best = study
+            .results
+            .iter()
+            .min_by(|a, b| a.mean_jct_s.total_cmp(&b.mean_jct_s))
+            .unwrap();
+        let headline = study.headline();
+        assert!(
+            headline.contains(&format!("{:.1} s", best.mean_jct_s)) && headline.contains("ECMP"),
+            "{headline}"
+        );
+    }
+
+    #[test]
+    fn presets_are_recognised_and_within_the_view_limits() {
+        for p in ClusterPreset::ALL {
+            assert_eq!(ClusterPreset::of(&p.setup()), Some(p));
+            p.setup().check_view_limits().unwrap();
+        }
+        let paper = ClusterPreset::PaperFabric.setup();
+        assert_eq!(paper.tors * paper.hosts_per_tor, 2048);
+        assert_eq!((paper.spines, paper.jobs), (32, 200));
+    }
+
+    #[test]
+    fn bad_setups_are_refused_by_name_before_any_work() {
+        let mut link = ClusterLink::default();
+        link.setup.jobs = 100_000;
+        let e = ClusterRun::new(&link).err().unwrap().to_string();
+        assert!(e.contains("jobs"), "{e}");
+        let mut link = ClusterLink::default();
+        link.setup.tors = 1_000;
+        let e = ClusterRun::new(&link).err().unwrap().to_string();
+        assert!(e.contains("hosts"), "{e}");
+        let mut link = ClusterLink::default();
+        link.policies.clear();
+        assert_eq!(ClusterRun::new(&link).err(), Some(ClusterError::NoPolicy));
+        // A job larger than the cluster is named by the trace's own check.
+        let mut link = ClusterLink::default();
+        link.setup.ring_size = 3;
+        let e = ClusterRun::new(&link).err().unwrap().to_string();
+        assert!(e.contains("job"), "{e}");
+        let mut link = ClusterLink::default();
+        link.setup.arrival_rate = -1.0;
+        assert!(ClusterRun::new(&link).is_err());
+    }
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let v = [4.0, 1.0, 3.0, 2.0];
+        assert_eq!(quantile(&v, 0.5), Some(2.0));
+        assert_eq!(quantile(&v, 0.95), Some(4.0));
+        assert_eq!(quantile(&v, 0.0), Some(1.0));
+        assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn the_link_state_round_trips_through_json() {
+        let mut link = ClusterLink::default();
+        link.setup.reroute = Reroute::Every(5.0);
+        link.policies = vec![Policy::Optimal, Policy::Ecmp];
+        let text = serde_json::to_string(&link).unwrap();
+        assert_eq!(serde_json::from_str::<ClusterLink>(&text).unwrap(), link);
+    }
+}

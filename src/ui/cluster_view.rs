@@ -96,8 +96,9 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
             EVENTS_PER_STEP,
         );
     };
+    // Read, not only tracked: a memo that is never read never computes, so never subscribes.
     Effect::new(move |_| {
-        question.track();
+        question.with(|_| ());
         simulate_now();
     });
     on_cleanup(move || runner.abandon());

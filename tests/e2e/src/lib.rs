@@ -59,7 +59,14 @@ pub fn close(v: &str, want: f64) -> bool {
 }
 
 /// The app's views by the key of their tab (`view-<key>`).
-pub const VIEWS: [&str; 5] = ["design", "shapes", "landscape", "routing", "codesign"];
+pub const VIEWS: [&str; 6] = [
+    "design",
+    "shapes",
+    "landscape",
+    "routing",
+    "cluster",
+    "codesign",
+];
 
 /// The sub-path the tests serve the app under, as a GitHub Pages project site would
 /// (`https://owner.github.io/libra-studio/`); the app is served at the root too.
@@ -317,6 +324,7 @@ impl Browser {
             "shapes" => "compare-ms",
             "landscape" => "landscape-explain",
             "codesign" => "codesign-status",
+            "cluster" => "cluster-ms",
             _ => "route-ms",
         };
         self.wait_value(ready, |v| !v.is_empty()).await;

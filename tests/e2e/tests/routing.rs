@@ -2,6 +2,7 @@
 //! natively, the algorithm choice switches the numbers, and the charts have pixels.
 
 use e2e::{close, run, Browser};
+use libra_studio::analysis::routing_savings::{savings, SwitchDesign};
 use libra_studio::routing::study::{route_study, RoutePreset};
 use std::time::Duration;
 
@@ -22,6 +23,21 @@ fn the_routing_view_matches_the_core() {
             b.wait_value("route-makespan", |v| close(v, m.makespan_static_s))
                 .await;
         }
+        // The savings are priced on the design's Switch dimension (found by its topology), as the
+        // core prices them.
+        let sc = libra_studio::presets::default_scenario();
+        let design = libra_studio::analysis::study::study(&sc).unwrap();
+        let switch = SwitchDesign::of(&sc, &design).unwrap();
+        let want: Vec<String> = savings(&switch, &three.routed)
+            .iter()
+            .map(|r| r.saved_usd.to_string())
+            .collect();
+        b.wait_testid("route-savings").await;
+        let shown = b
+            .js("return [...document.querySelectorAll('[data-testid=route-savings] td[data-value]')]
+                    .map(td => td.dataset.value);")
+            .await;
+        assert_eq!(shown, serde_json::json!(want));
         for chart in [
             "chart-route-loads",
             "chart-route-compare",

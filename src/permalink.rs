@@ -15,6 +15,7 @@ use crate::model::cost::CostModel;
 use crate::model::network::Network;
 use crate::model::scenario::{Constraints, Objective, Scenario, WorkloadSpec};
 use crate::model::training::ModelOptions;
+use crate::optimize::Method;
 use crate::presets::{LibraNetwork, LibraWorkload};
 use crate::routing::study::RouteLink;
 use crate::view::{LinkState, View};
@@ -233,6 +234,9 @@ struct Wire {
     /// The Cluster view's state, as JSON.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     cluster: Option<String>,
+    /// The optimization method, when it is not the interior-point method.
+    #[serde(default, skip_serializing_if = "Method::is_interior_point")]
+    method: Method,
 }
 
 fn network_by_name(network: &Network) -> ByName<Network> {
@@ -321,6 +325,7 @@ impl Wire {
             tour: state.tour,
             codesign: state.codesign.clone(),
             cluster: state.cluster.clone(),
+            method: state.method,
         }
     }
 
@@ -362,6 +367,7 @@ impl Wire {
             tour: self.tour,
             codesign: self.codesign.take(),
             cluster: self.cluster.take(),
+            method: self.method,
         };
         let network = match self.network {
             ByName::Preset(n) => libra_network(&n)?.network(),
@@ -616,6 +622,7 @@ mod tests {
                 })
                 .unwrap(),
             ),
+            method: crate::optimize::Method::ProjectedGradient,
         };
         let link = encode_with(&sc, &state);
         assert_eq!(decode_with(&link).unwrap(), (sc.clone(), state));

@@ -3,6 +3,7 @@
 //! dimensions and the step of the guided tour.
 
 use crate::model::scenario::Scenario;
+use crate::optimize::Method;
 use crate::routing::study::RouteLink;
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +95,8 @@ pub struct LinkState {
     pub codesign: Option<String>,
     /// The Cluster view's state (`cluster::study::ClusterLink` as JSON, carried unread likewise).
     pub cluster: Option<String>,
+    /// The method that finds the least time (both certify the same optimum).
+    pub method: Method,
 }
 
 #[cfg(test)]

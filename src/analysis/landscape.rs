@@ -1,12 +1,13 @@
 //! The time landscape over two dimensions: at each point of a grid over `(B_i, B_j)`, the least
 //! training time with those two bandwidths fixed and every other dimension optimized under the
 //! scenario's constraints (none where no design has them), with the constraint lines that involve
-//! only `B_i` and `B_j`, the uniform split and the optimizer's path to the optimum.
+//! only `B_i` and `B_j`, the uniform split and the paths of both optimization methods (interior
+//! point and projected gradient) to the optimum.
 
 use super::study::Study;
 use crate::model::scenario::Objective;
 use crate::optimize::linear::{LinearConstraint, Relation};
-use crate::optimize::{solve, Problem, SolveError, SolveOptions};
+use crate::optimize::{solve, Method, Problem, SolveError, SolveOptions};
 
 /// Grid points per axis in the app.
 pub const GRID: usize = 32;
@@ -29,6 +30,17 @@ pub struct Line {
     pub label: String,
 }
 
+/// One method's iterates projected on `(B_i, B_j)`, from its start to its optimum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MethodPath {
+    pub method: Method,
+    pub points: Vec<(f64, f64)>,
+    /// Newton steps (interior point) or gradient steps (projected gradient).
+    pub steps: usize,
+    /// The training time the method reached (ns).
+    pub time_ns: f64,
+}
+
 /// The landscape of one pair of dimensions.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Landscape {
@@ -42,8 +54,9 @@ pub struct Landscape {
     pub optimum: (f64, f64),
     pub optimum_time_ns: f64,
     pub uniform: Option<(f64, f64)>,
-    /// The optimizer's iterates projected on `(B_i, B_j)`, ending at the optimum.
-    pub path: Vec<(f64, f64)>,
+    /// Each method's iterates, in `Method::ALL`'s order; a method that could not solve the
+    /// problem is left out.
+    pub paths: Vec<MethodPath>,
     pub lines: Vec<Line>,
     /// True when the other dimensions are held at the optimum instead of re-optimized (the
     /// constraints do not bound them, so the least time over them would have no minimum).
@@ -53,6 +66,34 @@ pub struct Landscape {
 impl Landscape {
     pub fn at(&self, ix: usize, iy: usize) -> Option<f64> {
         self.time_ns[iy * self.xs.len() + ix]
+    }
+
+    /// How the page says where the optimum is and how each method got there, `names` naming
+    /// the two dimensions.
+    pub fn paths_text(&self, names: (&str, &str)) -> String {
+        let mut text = format!(
+            "The optimum (red) sits at {} = {:.2}, {} = {:.2} GB/s.",
+            names.0, self.optimum.0, names.1, self.optimum.1
+        );
+        for (k, p) in self.paths.iter().enumerate() {
+            let (colour, unit) = match p.method {
+                Method::InteriorPoint => ("black", "Newton steps"),
+                Method::ProjectedGradient => ("orange", "gradient steps"),
+            };
+            let how = if k == 0 {
+                "from its start to the optimum"
+            } else {
+                "to the same optimum"
+            };
+            text.push_str(&format!(
+                " The {colour} path is the {} method's: {} points shown of {} {unit}, {how}.",
+                p.method.label().to_lowercase(),
+                p.points.len(),
+                p.steps
+            ));
+        }
+        text.push_str(" The grey dot is the uniform split.");
+        text
     }
 
     /// The least time on the grid.
@@ -115,6 +156,29 @@ pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscap
     let mut run = LandscapeRun::new(study, i, j, n)?;
     while !run.step() {}
     Ok(run.finish())
+}
+
+/// The iterates of each method on `problem` (time objective), projected on `(B_i, B_j)`: the
+/// barrier's central path and the projected gradient's steps, so that a class sees two methods
+/// reach one optimum.
+pub fn method_paths(problem: &Problem, i: usize, j: usize) -> Vec<MethodPath> {
+    Method::ALL
+        .into_iter()
+        .filter_map(|method| {
+            let opts = SolveOptions {
+                method,
+                central_path: true,
+                ..SolveOptions::default()
+            };
+            let sol = solve(problem, &opts).ok()?;
+            Some(MethodPath {
+                method,
+                points: sol.path.iter().map(|b| (b[i], b[j])).collect(),
+                steps: sol.iterations,
+                time_ns: sol.time_ns,
+            })
+        })
+        .collect()
 }
 
 /// A landscape computed a row of the grid at a time ([`LandscapeRun::step`]: `n` solves), so the
@@ -186,7 +250,7 @@ impl LandscapeRun {
                 optimum: (opt[i], opt[j]),
                 optimum_time_ns: study.optimum.time_ns,
                 uniform,
-                path: study.optimum.path.iter().map(|b| (b[i], b[j])).collect(),
+                paths: method_paths(problem, i, j),
                 lines,
                 slice,
             },
@@ -272,10 +336,31 @@ mod tests {
             .unwrap();
         assert!(!l.slice);
         assert!((at / s.optimum.time_ns - 1.0).abs() < 1e-3, "{at}");
-        // The path starts elsewhere and ends at the optimum.
-        assert!(l.path.len() >= 3);
-        assert_eq!(*l.path.last().unwrap(), l.optimum);
-        assert_ne!(l.path[0], l.optimum);
+        // Both methods' paths start elsewhere and end at the optimum (each within its certified
+        // gap of the study's).
+        let methods: Vec<Method> = l.paths.iter().map(|p| p.method).collect();
+        assert_eq!(methods, Method::ALL);
+        for p in &l.paths {
+            assert!(p.points.len() >= 3, "{:?}", p.method);
+            assert!(p.steps >= 1);
+            assert_ne!(p.points[0], l.optimum);
+            assert!((p.time_ns / s.optimum.time_ns - 1.0).abs() <= 2e-6, "{p:?}");
+            let end = *p.points.last().unwrap();
+            let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.max(1.0);
+            assert!(
+                near(end.0, l.optimum.0) && near(end.1, l.optimum.1),
+                "{p:?}"
+            );
+        }
+        let text = l.paths_text(("d1", "d2"));
+        assert!(
+            text.contains("black path is the interior point (barrier) method's"),
+            "{text}"
+        );
+        assert!(
+            text.contains("orange path is the projected gradient (accelerated)"),
+            "{text}"
+        );
         assert_eq!(l.uniform, Some((125.0, 125.0)));
         // The total bandwidth row involves every dimension: no line in this plane.
         assert!(l.lines.is_empty());

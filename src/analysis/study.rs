@@ -11,6 +11,7 @@ use crate::model::scenario::{Evaluation, Objective, Scenario, ScenarioError};
 use crate::optimize::problem::{compile, constraint_rows, CompileError, Problem};
 use crate::optimize::solver::{solve, Solution, SolveError, SolveOptions};
 use crate::optimize::sweep::{budget_range, pareto, uniform, Front};
+use crate::optimize::Method;
 
 /// Points on the front the app draws.
 pub const FRONT_POINTS: usize = 48;
@@ -28,6 +29,8 @@ pub struct Study {
     /// "d1 Ring", "d2 FullyConnected", ...: how charts and tables name the dimensions.
     pub dim_labels: Vec<String>,
     pub problem: Problem,
+    /// The method that found the optimum.
+    pub method: Method,
     pub optimum: Solution,
     /// The scenario evaluated at the optimum (time and cost breakdowns).
     pub evaluation: Evaluation,
@@ -80,13 +83,21 @@ fn front_problem(sc: &Scenario, problem: &Problem) -> Result<Problem, CompileErr
 
 /// Solve `sc` for its objective, evaluate the optimum and the uniform design, and sweep the front.
 pub fn study(sc: &Scenario) -> Result<Study, StudyError> {
+    study_by(sc, Method::InteriorPoint)
+}
+
+/// [`study`] with the optimum found by `method` (the front is always swept by the interior-point
+/// method, warm-started along the budgets).
+pub fn study_by(sc: &Scenario, method: Method) -> Result<Study, StudyError> {
     let problem = compile(sc)?;
-    // The landscape draws the barrier's central path.
-    let opts = SolveOptions {
-        central_path: true,
-        ..SolveOptions::default()
-    };
-    let optimum = solve(&problem, &opts)?;
+    let optimum = solve(
+        &problem,
+        &SolveOptions {
+            method,
+            ..SolveOptions::default()
+        },
+    )?;
+    let opts = SolveOptions::default();
     let evaluation = sc.evaluate(&optimum.bw_gbps)?;
     let uniform = match uniform(&problem) {
         Some(bw) => Some(UniformDesign {
@@ -110,6 +121,7 @@ pub fn study(sc: &Scenario) -> Result<Study, StudyError> {
     Ok(Study {
         dim_labels,
         problem,
+        method,
         optimum,
         evaluation,
         uniform,

@@ -1,10 +1,11 @@
 //! The landscape as a filled contour map: bands of training time above the optimum's (+1%, +2%,
-//! +5%, ...), infeasible cells in grey, constraint lines, the uniform split, and the optimizer's
-//! path ending at the optimum.
+//! +5%, ...), infeasible cells in grey, constraint lines, the uniform split, and both methods'
+//! paths ending at the optimum.
 
 use super::front::trimmed;
 use super::{palette, ChartStyle};
 use crate::analysis::landscape::Landscape;
+use crate::optimize::Method;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -112,18 +113,33 @@ pub fn draw_landscape<DB: DrawingBackend>(
         }
     }
     let r = style.px(5.0) as i32;
-    chart
-        .draw_series([PathElement::new(
-            l.path.clone(),
-            palette::INK.stroke_width(style.px(2.0)),
-        )])?
-        .label("optimizer's path")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK));
-    chart.draw_series(
-        l.path
-            .iter()
-            .map(|p| Circle::new(*p, style.px(2.5) as i32, palette::INK.filled())),
-    )?;
+    for p in &l.paths {
+        // The barrier's path in ink, the gradient's in orange, each iterate a dot, on a white
+        // halo that keeps them visible on the darkest bands.
+        let (color, dot) = match p.method {
+            Method::InteriorPoint => (palette::INK, 3.0),
+            Method::ProjectedGradient => (palette::GRADIENT, 1.5),
+        };
+        chart.draw_series([PathElement::new(
+            p.points.clone(),
+            WHITE.mix(0.8).stroke_width(style.px(5.0)),
+        )])?;
+        chart
+            .draw_series([PathElement::new(
+                p.points.clone(),
+                color.stroke_width(style.px(2.0)),
+            )])?
+            .label(format!("{} ({} steps)", p.method.label(), p.steps))
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], color.stroke_width(2))
+            });
+        let dot = style.px(dot) as i32;
+        chart.draw_series(
+            p.points
+                .iter()
+                .map(|q| Circle::new(*q, dot, color.filled())),
+        )?;
+    }
     if let Some(u) = l.uniform {
         chart
             .draw_series([Circle::new(u, r, palette::UNIFORM_MARK.filled())])?
@@ -185,7 +201,13 @@ mod tests {
             let area = SVGBackend::with_string(&mut svg, (900, 600)).into_drawing_area();
             draw_landscape(&area, &l, ("B1", "B4"), &ChartStyle::default()).unwrap();
         }
-        assert!(svg.contains("optimizer"));
+        // Both methods' paths, each named with its steps in the legend.
+        for p in &l.paths {
+            let name = format!("{} ({} steps)", p.method.label(), p.steps);
+            assert!(svg.contains(&name), "{name}");
+        }
+        assert_eq!(l.paths.len(), 2);
+        assert!(svg.contains("#E06C00") || svg.contains("#e06c00"));
         assert!(svg.contains("infeasible"));
         assert!(svg.matches("<rect").count() >= 144);
     }

@@ -146,6 +146,8 @@ pub mod palette {
     pub const SWITCHES: RGBColor = RGBColor(0xe0, 0x8a, 0x1e);
     pub const NICS: RGBColor = RGBColor(0x4a, 0xa8, 0x6b);
     pub const INK: RGBColor = RGBColor(0x22, 0x2a, 0x35);
+    /// The projected-gradient method's path on the landscape.
+    pub const GRADIENT: RGBColor = RGBColor(0xe0, 0x6c, 0x00);
     pub const UNIFORM: RGBColor = RGBColor(0xa9, 0xb4, 0xc2);
     /// The uniform design's marker (darker than the bars, to stand out on white).
     pub const UNIFORM_MARK: RGBColor = RGBColor(0x6b, 0x76, 0x85);

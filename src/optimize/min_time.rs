@@ -10,7 +10,6 @@ use super::linear::{independent, Relation};
 use super::lp::{self, LpResult, Row};
 use super::polish::{guess_active, polish};
 use super::problem::Problem;
-#[cfg(not(target_arch = "wasm32"))]
 use super::projected_gradient::projected_gradient;
 use super::solution::{solution, Method, Solution, SolveError, SolveOptions};
 
@@ -307,9 +306,6 @@ pub(crate) fn min_time_warm(
             z0.extend(start_t(problem, &b0, 0.1));
             run(&ep, z0, compute, &upper, opts, &truth, tau_scale)?
         }
-        #[cfg(target_arch = "wasm32")]
-        Method::ProjectedGradient => return Err(SolveError::MethodUnavailable(opts.method)),
-        #[cfg(not(target_arch = "wasm32"))]
         Method::ProjectedGradient => {
             let g = projected_gradient(&ep, &b0, compute, &upper, opts, &truth)?;
             Run {

@@ -11,10 +11,7 @@ pub mod min_cost;
 pub mod min_time;
 mod polish;
 pub mod problem;
-// Native only for now: in the browser build it would push the app's wasm over its budget.
-#[cfg(not(target_arch = "wasm32"))]
 mod projected_gradient;
-#[cfg(not(target_arch = "wasm32"))]
 mod projection;
 pub mod solution;
 pub mod solver;

@@ -34,6 +34,19 @@ impl Method {
         }
     }
 
+    /// What one of the method's iterations is called.
+    pub fn step_name(self) -> &'static str {
+        match self {
+            Method::InteriorPoint => "Newton steps",
+            Method::ProjectedGradient => "gradient steps",
+        }
+    }
+
+    /// True for the default method (links leave it out).
+    pub fn is_interior_point(&self) -> bool {
+        *self == Method::InteriorPoint
+    }
+
     pub fn from_key(key: &str) -> Option<Method> {
         Method::ALL.into_iter().find(|m| m.key() == key)
     }
@@ -106,8 +119,6 @@ pub enum SolveError {
     TargetUnreachable { target_ns: f64, fastest_ns: f64 },
     #[error("the solver ran into numerical trouble: {0}")]
     Numerical(String),
-    #[error("the {} method is not part of this build (the command line has it)", .0.key())]
-    MethodUnavailable(Method),
     /// The steps ran out (or rounding stalled the method) before the tolerance: the best design
     /// found is within `gap` of the optimum, proven, but not within `tolerance`.
     #[error("stopped after {steps} steps at {time_ns} ns with a certified gap of {gap:.3e}, above the tolerance {tolerance:.1e}: allow more steps or a looser gap")]

@@ -4,6 +4,7 @@
 use super::fields::{field_input, FieldMessage};
 use super::studio::Studio;
 use crate::form::{Field, ObjectiveKind, TotalKind};
+use crate::optimize::Method;
 use leptos::prelude::*;
 
 const TOTAL_KINDS: [(TotalKind, &str, &str); 3] = [
@@ -169,6 +170,30 @@ pub fn ConstraintsPanel(
                                 }
                             })}
                     </div>
+                </div>
+                <div class="field-row">
+                    <label for="solve-method">"Method"</label>
+                    <select
+                        id="solve-method"
+                        data-testid="solve-method"
+                        title="Both methods stop on the same certificate: the optimum is the same within the gap"
+                        on:change=move |ev| {
+                            if let Some(m) = Method::from_key(&event_target_value(&ev)) {
+                                studio.method.set(m);
+                            }
+                        }
+                    >
+                        {Method::ALL
+                            .into_iter()
+                            .map(|m| {
+                                view! {
+                                    <option value=m.key() prop:selected=move || studio.method.get() == m>
+                                        {m.label()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
                 </div>
                 <label class="inline model-option">
                     <input

@@ -147,12 +147,8 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                 </p>
                 <p>
                     {format!(
-                        "The optimum (red) sits at {bi} = {:.2}, {bj} = {:.2} GB/s. The black path is the \
-                         interior-point method's {} iterates, from its start to the optimum; the grey dot is \
-                         the uniform split. The best grid cell is {}: the grid is {GRID} × {GRID}.",
-                        l.optimum.0,
-                        l.optimum.1,
-                        l.path.len(),
+                        "{} The best grid cell is {}: the grid is {GRID} × {GRID}.",
+                        l.paths_text((&bi, &bj)),
                         duration_ns(least)
                     )}
                 </p>

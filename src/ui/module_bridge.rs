@@ -39,9 +39,6 @@ pub const CLUSTER: ModuleView = ModuleView {
     module: "routing-view",
 };
 
-/// Every view that lives in a module of its own.
-pub const ALL: [ModuleView; 3] = [CODESIGN, ROUTING, CLUSTER];
-
 fn window() -> web_sys::Window {
     leptos::prelude::window()
 }
@@ -198,47 +195,32 @@ impl ModuleView {
     }
 
     /// Load the view's module and start it (once per module): it mounts its views in their roots.
+    /// Each module's glue (wasm-bindgen's no-modules output) declares a global `wasm_bindgen`, so
+    /// two of them as classic scripts collide ("already declared"); the glue is fetched and run in
+    /// a function scope of its own instead. A failure is said where the views would be, never a
+    /// blank tab: "could not be loaded" when the files cannot be fetched (offline before the first
+    /// use), "could not start" when they came but do not run.
     pub fn load_module(self) {
-        let document = leptos::prelude::document();
-        let script_id = format!("{}-script", self.module);
-        if document.get_element_by_id(&script_id).is_some() {
-            return;
-        }
-        let Ok(script) = document.create_element("script") else {
-            return;
-        };
-        let _ = script.set_attribute("id", &script_id);
-        let _ = script.set_attribute("src", &format!("./{}.js", self.module));
-        let module = self.module;
-        let start = Closure::<dyn Fn()>::new(move || {
-            // The module's glue declares a global `wasm_bindgen` (a classic script's binding). A
-            // failure is said where the views would be, never a blank tab.
-            let init = js_sys::Function::new_no_args(&format!(
-                "return wasm_bindgen('./{module}_bg.wasm').catch(e => {{ \
-                   for (const p of document.querySelectorAll('[data-module=\"{module}\"]')) {{ \
-                     p.className = 'error'; p.textContent = 'The ' + p.dataset.label + ' could not start: ' + e; }} }});"
-            ));
-            let _ = init.call0(&JsValue::NULL);
-        });
-        let _ = script.add_event_listener_with_callback("load", start.as_ref().unchecked_ref());
-        start.forget();
-        let failed = Closure::<dyn Fn()>::new(move || {
-            let document = leptos::prelude::document();
-            for view in ALL.into_iter().filter(|v| v.module == module) {
-                if let Some(p) = document.get_element_by_id(&view.loading_id()) {
-                    p.set_class_name("error");
-                    p.set_text_content(Some(&format!(
-                        "The {} could not be loaded (offline before its first use, or the \
-                         app's folder is incomplete): reload when online.",
-                        view.label
-                    )));
-                }
-            }
-        });
-        let _ = script.add_event_listener_with_callback("error", failed.as_ref().unchecked_ref());
-        failed.forget();
-        if let Some(body) = document.body() {
-            let _ = body.append_child(&script);
-        }
+        let m = self.module;
+        let load = js_sys::Function::new_no_args(&format!(
+            "const key = 'libra-module-{m}'; \
+             if (window[key]) return; \
+             window[key] = true; \
+             const say = (why) => {{ \
+               for (const p of document.querySelectorAll('[data-module=\"{m}\"]')) {{ \
+                 p.className = 'error'; p.textContent = 'The ' + p.dataset.label + ' ' + why; }} }}; \
+             fetch('./{m}.js') \
+               .then(r => {{ if (!r.ok) throw new Error('HTTP ' + r.status); return r.text(); }}) \
+               .then(glue => {{ \
+                   const init = new Function(glue + '\\n;return wasm_bindgen;')(); \
+                   return init('./{m}_bg.wasm').catch(e => say('could not start: ' + e)); \
+                 }}, () => {{ \
+                   window[key] = false; \
+                   say('could not be loaded (offline before its first use, or the app\\'s folder is \
+                        incomplete): reload when online.'); \
+                 }}) \
+               .catch(e => say('could not start: ' + e));"
+        ));
+        let _ = load.call0(&JsValue::NULL);
     }
 }

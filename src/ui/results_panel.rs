@@ -90,8 +90,10 @@ fn metrics(s: &Study) -> impl IntoView {
                 s.optimum.gap,
                 gap_text(s.optimum.gap),
                 format!(
-                    "proven: no design is better by more than this fraction; {objective}; {} Newton steps",
-                    s.optimum.iterations
+                    "proven: no design is better by more than this fraction; {objective}; {} {} of the {} method",
+                    s.optimum.iterations,
+                    s.method.step_name(),
+                    s.method.label().to_lowercase()
                 ),
             )}
         </dl>

@@ -3,9 +3,10 @@
 
 use super::browser;
 use super::shapes_view::ShapeCompare;
-use crate::analysis::study::{study, Study};
+use crate::analysis::study::{study, study_by, Study};
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
+use crate::optimize::Method;
 use crate::permalink;
 use crate::routing::study::RouteLink;
 use crate::session::{self, Start};
@@ -66,6 +67,8 @@ pub struct Studio {
     pub pinned: RwSignal<Option<Scenario>>,
     pub pinned_study: Memo<Option<Arc<Study>>>,
     pub landscape: RwSignal<Option<(usize, usize)>>,
+    /// The method that finds the optimum (in the link).
+    pub method: RwSignal<Method>,
     /// The guided tour's step, while the tour is open.
     pub tour: RwSignal<Option<usize>>,
     /// Presentation mode: large type, high contrast, no editing chrome (not part of the link).
@@ -102,6 +105,7 @@ impl Studio {
         browser::save(session::STARTING_KEY, &opening);
         let form = RwSignal::new(Form::from_scenario(&start.scenario()));
         let parsed = Memo::new(move |_| form.with(Form::to_scenario));
+        let method = RwSignal::new(Method::InteriorPoint);
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
             let last = prev.and_then(|p| p.study.clone());
             let keep = |problem: String| Outcome {
@@ -114,7 +118,7 @@ impl Studio {
                 Err(errors) => keep(summary(&errors)),
                 Ok(sc) => {
                     let t0 = browser::now_ms();
-                    let result = study(&sc);
+                    let result = study_by(&sc, method.get());
                     let ms = browser::now_ms() - t0;
                     match result {
                         Ok(s) => Outcome {
@@ -148,6 +152,7 @@ impl Studio {
             pinned,
             pinned_study,
             landscape: RwSignal::new(None),
+            method,
             tour: RwSignal::new(None),
             presenting: RwSignal::new(false),
             first_visit: RwSignal::new(
@@ -184,6 +189,7 @@ impl Studio {
         self.route.set(state.route);
         self.pinned.set(state.pinned);
         self.landscape.set(state.landscape);
+        self.method.set(state.method);
         self.tour.set(state.tour);
         self.codesign.set(state.codesign);
         self.cluster.set(state.cluster);
@@ -288,6 +294,7 @@ impl Studio {
             tour: self.tour.get_untracked(),
             codesign: self.codesign.get_untracked(),
             cluster: self.cluster.get_untracked(),
+            method: self.method.get_untracked(),
         }
     }
 
@@ -300,6 +307,7 @@ impl Studio {
         self.tour.track();
         self.codesign.track();
         self.cluster.track();
+        self.method.track();
     }
 
     /// The current scenario's permalink fragment (with the rest of the app's state), when the form

@@ -102,6 +102,7 @@ fn tabs_front_points_tables_and_announcements_work_without_a_mouse() {
                 ["view-shapes", "false", -1],
                 ["view-landscape", "false", -1],
                 ["view-routing", "false", -1],
+                ["view-cluster", "false", -1],
                 ["view-codesign", "false", -1]
             ])
         );

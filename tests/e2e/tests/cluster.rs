@@ -131,3 +131,19 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         b.close().await;
     });
 }
+
+/// The view modules run side by side in one page (each module's glue in a scope of its own: two
+/// global `wasm_bindgen`s once stopped the second module from starting).
+#[test]
+fn both_view_modules_start_in_one_page() {
+    run(Duration::from_secs(120), async {
+        let b = Browser::start(1200, 900).await;
+        b.open("").await;
+        b.open_view("routing").await;
+        b.open_view("codesign").await;
+        b.open_view("cluster").await;
+        b.open_view("routing").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

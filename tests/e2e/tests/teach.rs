@@ -7,7 +7,8 @@ use e2e::{run, Browser};
 use libra_studio::analysis::landscape::{landscape, GRID};
 use libra_studio::analysis::shape_run::{CompareSetup, ShapeRun};
 use libra_studio::analysis::side_by_side::side_by_side;
-use libra_studio::analysis::study::study;
+use libra_studio::analysis::study::{study, study_by};
+use libra_studio::optimize::Method;
 use libra_studio::permalink::{decode_with, encode_with};
 use libra_studio::presets::default_scenario;
 use libra_studio::view::{LinkState, View};
@@ -122,7 +123,47 @@ fn the_landscape_draws_the_feasible_set_and_follows_the_picked_dimensions() {
         let state = link_state(&b).await;
         assert_eq!(state.view, View::Landscape);
         assert_eq!(state.landscape, Some((0, 3)));
+        // Both methods' paths, with the core's step counts.
+        let l = landscape(&s, 0, 3, GRID).unwrap();
+        let text = b
+            .js("return document.querySelector('.landscape').innerText;")
+            .await;
+        let text = text.as_str().unwrap();
+        assert_eq!(l.paths.len(), 2);
+        for p in &l.paths {
+            let said = format!(
+                "{} method's: {} points shown of {} {}",
+                p.method.label().to_lowercase(),
+                p.points.len(),
+                p.steps,
+                p.method.step_name()
+            );
+            assert!(text.contains(&said), "{said} not in {text}");
+        }
         b.screenshot("app-landscape").await;
+
+        // The method is the visitor's choice: the same optimum within the certificate, and the
+        // choice travels in the link.
+        b.click("view-design").await;
+        b.select("solve-method", Method::ProjectedGradient.key())
+            .await;
+        let pg = study_by(&default_scenario(), Method::ProjectedGradient).unwrap();
+        assert!((pg.optimum.time_ns / s.optimum.time_ns - 1.0).abs() <= 2e-6);
+        b.wait_value("result-time-ns", |v| close(v, pg.optimum.time_ns, 1e-9))
+            .await;
+        let metrics = b
+            .js("return document.querySelector('.metrics').innerText;")
+            .await;
+        let metrics = metrics.as_str().unwrap();
+        let said = format!(
+            "{} gradient steps of the projected gradient",
+            pg.optimum.iterations
+        );
+        assert!(metrics.contains(&said), "{said} not in {metrics}");
+        assert_eq!(link_state(&b).await.method, Method::ProjectedGradient);
+        b.client.refresh().await.unwrap();
+        b.wait_value("result-time-ns", |v| close(v, pg.optimum.time_ns, 1e-9))
+            .await;
         b.assert_no_errors().await;
         b.close().await;
     });

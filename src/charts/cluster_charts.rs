@@ -1,6 +1,7 @@
 //! The Cluster view's charts (README "Cluster simulation"): the job completion times of each
-//! policy as a distribution, the share of NICs busy over time, and a timeline of the jobs under
-//! one policy (waiting, then running); with their numbers as tables.
+//! policy as a distribution, the share of NICs busy over time, the cluster's throughput over
+//! time, and a timeline of the jobs under one policy (waiting, then running); with their numbers
+//! as tables.
 
 use super::route_cdf::cdf_points;
 use super::tables::DataTable;
@@ -18,14 +19,20 @@ pub enum ClusterChart {
     Jct,
     /// The share of NICs held by running jobs over time, per policy.
     Busy,
+    /// Iterations completed per second over time, per policy.
+    Throughput,
     /// Each job's wait and run under one policy.
     Timeline,
 }
 
+/// Windows of the throughput chart over the makespan.
+pub const THROUGHPUT_WINDOWS: usize = 40;
+
 impl ClusterChart {
-    pub const ALL: [ClusterChart; 3] = [
+    pub const ALL: [ClusterChart; 4] = [
         ClusterChart::Jct,
         ClusterChart::Busy,
+        ClusterChart::Throughput,
         ClusterChart::Timeline,
     ];
 
@@ -33,6 +40,7 @@ impl ClusterChart {
         match self {
             ClusterChart::Jct => "chart-cluster-jct",
             ClusterChart::Busy => "chart-cluster-busy",
+            ClusterChart::Throughput => "chart-cluster-throughput",
             ClusterChart::Timeline => "chart-cluster-timeline",
         }
     }
@@ -41,6 +49,9 @@ impl ClusterChart {
         match self {
             ClusterChart::Jct => "Distribution of job completion times per routing policy",
             ClusterChart::Busy => "Share of NICs busy over time per routing policy",
+            ClusterChart::Throughput => {
+                "Cluster throughput over time (iterations completed per second) per routing policy"
+            }
             ClusterChart::Timeline => "Each job's wait and run under one routing policy",
         }
     }
@@ -56,6 +67,7 @@ impl ClusterChart {
         match self {
             ClusterChart::Jct => draw_jct(area, study, style),
             ClusterChart::Busy => draw_busy(area, study, style),
+            ClusterChart::Throughput => draw_throughput(area, study, style),
             ClusterChart::Timeline => draw_timeline(area, study, shown, style),
         }
     }
@@ -105,6 +117,20 @@ impl ClusterChart {
                             s.running.to_string(),
                             s.waiting.to_string(),
                             format!("{:.1}", 100.0 * s.busy_nics as f64 / hosts),
+                        ]);
+                    }
+                }
+                t
+            }
+            ClusterChart::Throughput => {
+                let mut t = DataTable::new(&["policy", "from (s)", "to (s)", "iterations/s"]);
+                for r in &study.results {
+                    for (a, b, rate) in r.throughput_over_time(THROUGHPUT_WINDOWS) {
+                        t.rows.push(vec![
+                            r.policy.label().into(),
+                            format!("{a:.2}"),
+                            format!("{b:.2}"),
+                            format!("{rate:.3}"),
                         ]);
                     }
                 }
@@ -297,6 +323,55 @@ fn draw_busy<DB: DrawingBackend>(
     area.present()
 }
 
+fn draw_throughput<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    study: &ClusterStudy,
+    style: &ChartStyle,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let series: Vec<_> = study
+        .results
+        .iter()
+        .map(|r| (r, r.throughput_over_time(THROUGHPUT_WINDOWS)))
+        .collect();
+    let end = study
+        .results
+        .iter()
+        .map(|r| r.makespan_s)
+        .fold(0.0, f64::max)
+        * 1.02;
+    let top = series
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|w| w.2))
+        .fold(0.0, f64::max)
+        .max(1e-9)
+        * 1.1;
+    let mut chart = frame(
+        area,
+        "Cluster throughput over time",
+        (end, "time (s)"),
+        (top, "iterations completed per second"),
+        style,
+    )?;
+    for (r, windows) in &series {
+        let c = color(r.policy);
+        // A step line: each window's rate across the window.
+        let pts: Vec<(f64, f64)> = windows
+            .iter()
+            .flat_map(|&(a, b, rate)| [(a, rate), (b, rate)])
+            .collect();
+        chart
+            .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
+            .label(format!(
+                "{} ({:.2} iterations/s overall)",
+                r.policy.label(),
+                r.throughput
+            ))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+    }
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
+    area.present()
+}
+
 fn draw_timeline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     study: &ClusterStudy,
@@ -370,6 +445,8 @@ mod tests {
         let jct = ClusterChart::Jct.table(&study, Policy::Ecmp);
         assert_eq!(jct.rows.len(), 2);
         assert_eq!(jct.rows[0][1], link.setup.jobs.to_string());
+        let throughput = ClusterChart::Throughput.table(&study, Policy::Ecmp);
+        assert_eq!(throughput.rows.len(), 2 * THROUGHPUT_WINDOWS);
         let timeline = ClusterChart::Timeline.table(&study, Policy::EdgeColoring);
         assert_eq!(timeline.rows.len(), link.setup.jobs as usize);
         // The median JCT in the table is the study's own.

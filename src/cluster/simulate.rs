@@ -147,6 +147,8 @@ pub struct Sample {
     pub busy_nics: usize,
     /// Rings in an All-Reduce.
     pub communicating: usize,
+    /// Iterations completed so far, all jobs together.
+    pub iterations_done: u64,
 }
 
 /// What `libra-studio simulate` prints.
@@ -435,6 +437,7 @@ impl SimRun {
                 waiting: self.queue.len(),
                 busy_nics: self.running.iter().map(|r| r.nics.len()).sum(),
                 communicating: comm.len(),
+                iterations_done: self.iterations_done,
             },
         );
         // The next event.
@@ -563,6 +566,21 @@ impl SimRun {
             .fold(f64::INFINITY, f64::min);
         let span = (makespan - first.min(makespan)).max(f64::MIN_POSITIVE);
         let held: f64 = jobs.iter().map(|j| j.end_s - j.start_s).sum();
+        // The cluster as the last job leaves it: empty, every iteration done.
+        let mut timeline = self.timeline;
+        if timeline.last().is_some_and(|s| s.t_s < makespan) {
+            push_sample(
+                &mut timeline,
+                Sample {
+                    t_s: makespan,
+                    running: 0,
+                    waiting: 0,
+                    busy_nics: 0,
+                    communicating: 0,
+                    iterations_done: self.iterations_done,
+                },
+            );
+        }
         Ok(SimResult {
             policy: self.opts.policy,
             mean_jct_s: jobs.iter().map(|j| j.jct_s).sum::<f64>() / jobs.len().max(1) as f64,
@@ -573,7 +591,7 @@ impl SimRun {
             reroutes: self.reroutes,
             controller_s: self.controller_s,
             jobs,
-            timeline: self.timeline,
+            timeline,
         })
     }
 }
@@ -584,6 +602,7 @@ fn push_sample(timeline: &mut Vec<Sample>, s: Sample) {
             && l.waiting == s.waiting
             && l.busy_nics == s.busy_nics
             && l.communicating == s.communicating
+            && l.iterations_done == s.iterations_done
     }) {
         return;
     }

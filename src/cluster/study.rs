@@ -387,6 +387,36 @@ impl SimResult {
     pub fn mean_slowdown(&self) -> f64 {
         self.jobs.iter().map(|j| j.slowdown).sum::<f64>() / self.jobs.len().max(1) as f64
     }
+
+    /// Cluster throughput over time: iterations completed per second in `windows` equal windows
+    /// from 0 to the makespan, as (window start, window end, rate). The count at a time is the
+    /// last timeline sample's at or before it (samples are taken at events, where counts change).
+    pub fn throughput_over_time(&self, windows: usize) -> Vec<(f64, f64, f64)> {
+        let end = self.makespan_s;
+        if !(end > 0.0 && end.is_finite()) || windows == 0 {
+            return Vec::new();
+        }
+        let done_at = |t: f64| {
+            let k = self.timeline.partition_point(|s| s.t_s <= t);
+            k.checked_sub(1)
+                .map_or(0, |k| self.timeline[k].iterations_done)
+        };
+        let width = end / windows as f64;
+        (0..windows)
+            .map(|k| {
+                let (a, b) = (
+                    k as f64 * width,
+                    if k + 1 == windows {
+                        end
+                    } else {
+                        (k + 1) as f64 * width
+                    },
+                );
+                let done = done_at(b).saturating_sub(if k == 0 { 0 } else { done_at(a) });
+                (a, b, done as f64 / (b - a))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -471,6 +501,35 @@ mod tests {
         let mut link = ClusterLink::default();
         link.setup.arrival_rate = -1.0;
         assert!(ClusterRun::new(&link).is_err());
+    }
+
+    #[test]
+    fn throughput_over_time_adds_up_to_every_iteration() {
+        let study = cluster_study(&ClusterLink::default()).unwrap();
+        for r in &study.results {
+            let total: u64 = study
+                .trace
+                .jobs
+                .iter()
+                .map(|j| u64::from(j.iterations))
+                .sum();
+            assert_eq!(r.timeline.last().unwrap().iterations_done, total);
+            assert_eq!(r.timeline.last().unwrap().t_s, r.makespan_s);
+            let series = r.throughput_over_time(40);
+            assert_eq!(series.len(), 40);
+            assert_eq!(series[39].1, r.makespan_s);
+            let integral: f64 = series.iter().map(|(a, b, rate)| rate * (b - a)).sum();
+            assert!(
+                (integral - total as f64).abs() < 1e-6,
+                "{integral} vs {total}"
+            );
+            assert!(series.iter().all(|w| w.2 >= 0.0 && w.0 < w.1));
+            // The counts never go down along the timeline.
+            assert!(r
+                .timeline
+                .windows(2)
+                .all(|w| w[1].iterations_done >= w[0].iterations_done && w[1].t_s >= w[0].t_s));
+        }
     }
 
     #[test]

@@ -116,19 +116,27 @@ impl<R: Sliced> SlicedRunner<R> {
             });
             spent += browser::now_ms() - t0;
             if done {
-                let finished = this
-                    .run
-                    .try_update_value(|r| r.take().map(Sliced::finish))
-                    .flatten();
-                match finished {
-                    Some(Ok(output)) => {
-                        this.output.set(Some(Arc::new(output)));
-                        this.compute_ms.set(Some(spent));
+                // The answer in a frame of its own: what it redraws does not add to the last
+                // slice's task.
+                browser::run_in_frames(move || {
+                    if this.generation.try_get_value() != Some(generation) {
+                        return true;
                     }
-                    Some(Err(e)) => this.error.set(Some(e)),
-                    None => {}
-                }
-                this.progress.set(None);
+                    let finished = this
+                        .run
+                        .try_update_value(|r| r.take().map(Sliced::finish))
+                        .flatten();
+                    match finished {
+                        Some(Ok(output)) => {
+                            this.output.set(Some(Arc::new(output)));
+                            this.compute_ms.set(Some(spent));
+                        }
+                        Some(Err(e)) => this.error.set(Some(e)),
+                        None => {}
+                    }
+                    this.progress.set(None);
+                    true
+                });
             } else {
                 let p = this.run.with_value(|r| r.as_ref().map(Sliced::progress));
                 this.progress.set(p);

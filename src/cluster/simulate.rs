@@ -13,7 +13,7 @@
 
 use super::placement::{Nics, Placement};
 use super::ring_rates::RingRates;
-use super::trace::{Trace, TraceError, TraceJob};
+use super::trace::{FailedElement, Trace, TraceError, TraceJob};
 use crate::routing::annealing::annealing;
 use crate::routing::edge_coloring::edge_coloring;
 use crate::routing::exact::{optimize, Objective};
@@ -222,9 +222,10 @@ pub struct SimRun {
     hosts: Vec<Host>,
     /// Job indices by arrival time.
     arrivals: Vec<usize>,
-    /// (time, spine, fails), by time.
-    changes: Vec<(f64, u32, bool)>,
-    failed: Vec<u32>,
+    /// (time, what, fails), by time.
+    changes: Vec<(f64, FailedElement, bool)>,
+    /// What is down now.
+    failed: Vec<FailedElement>,
     next_arrival: usize,
     next_change: usize,
     queue: std::collections::VecDeque<usize>,
@@ -251,12 +252,12 @@ impl SimRun {
         let net = &trace.network;
         let mut arrivals: Vec<usize> = (0..trace.jobs.len()).collect();
         arrivals.sort_by(|&a, &b| trace.jobs[a].arrival_s.total_cmp(&trace.jobs[b].arrival_s));
-        let mut changes: Vec<(f64, u32, bool)> = trace
+        let mut changes: Vec<(f64, FailedElement, bool)> = trace
             .failures
             .iter()
             .flat_map(|f| {
-                std::iter::once((f.at_s, f.spine, true))
-                    .chain(f.recover_s.map(|r| (r, f.spine, false)))
+                std::iter::once((f.at_s, f.element, true))
+                    .chain(f.recover_s.map(|r| (r, f.element, false)))
             })
             .collect();
         changes.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -343,12 +344,11 @@ impl SimRun {
             self.next_arrival += 1;
         }
         while self.next_change < self.changes.len() && self.changes[self.next_change].0 <= t {
-            let (_, spine, fails) = self.changes[self.next_change];
-            self.failed.retain(|s| *s != spine);
+            let (_, element, fails) = self.changes[self.next_change];
+            self.failed.retain(|s| *s != element);
             if fails {
-                self.failed.push(spine);
+                self.failed.push(element);
             }
-            self.failed.sort_unstable();
             self.full_reroute = true;
             self.next_change += 1;
         }
@@ -471,7 +471,7 @@ impl SimRun {
                     trace.jobs[self.queue[0]].id
                 ),
                 false => format!(
-                    "job {}'s rings have no live path (every spine they could use has failed)",
+                    "job {}'s rings have no live path (every spine or link they could use has failed)",
                     trace.jobs[self.running[0].job].id
                 ),
             };
@@ -617,7 +617,7 @@ fn push_sample(timeline: &mut Vec<Sample>, s: Sample) {
 fn route_all(
     trace: &Trace,
     hosts: &[Host],
-    failed: &[u32],
+    failed: &[FailedElement],
     running: &[Running],
     policy: Policy,
 ) -> Result<(Instance, Routing), SimError> {
@@ -628,8 +628,24 @@ fn route_all(
             num_tors: net.tors,
             link_gbps: net.link_gbps,
             nic_gbps: net.nic_gbps,
-            failed_spines: failed.to_vec(),
-            failed_links: Vec::new(),
+            failed_spines: {
+                let mut spines: Vec<u32> = failed
+                    .iter()
+                    .filter_map(|f| match f {
+                        FailedElement::Spine(s) => Some(*s),
+                        FailedElement::Link(_) => None,
+                    })
+                    .collect();
+                spines.sort_unstable();
+                spines
+            },
+            failed_links: failed
+                .iter()
+                .filter_map(|f| match f {
+                    FailedElement::Link(l) => Some(*l),
+                    FailedElement::Spine(_) => None,
+                })
+                .collect(),
             link_capacity_overrides: Vec::new(),
         },
         hosts: hosts.to_vec(),
@@ -695,7 +711,9 @@ fn contention_free_s(trace: &Trace, job: &TraceJob, rings: &[Vec<u32>]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::trace::{generate, ClusterNetwork, JobModel, SpineFailure, TraceSpec};
+    use crate::cluster::trace::{
+        generate, ClusterNetwork, FailedElement, Failure, JobModel, TraceSpec,
+    };
     use crate::routing::paper_jobs::PaperModel;
 
     fn small(tors: u32, per_tor: u32, spines: u32) -> ClusterNetwork {
@@ -858,14 +876,14 @@ mod tests {
         };
         let healthy = run(Vec::new());
         assert!((healthy.jobs[0].jct_s - hand(3.0, 0.5, 2.0, 1e9, 100.0)).abs() < 1e-9);
-        let down = run(vec![SpineFailure {
-            spine: 1,
+        let down = run(vec![Failure {
+            element: FailedElement::Spine(1),
             at_s: 0.0,
             recover_s: None,
         }]);
         assert!((down.jobs[0].jct_s - hand(3.0, 0.5, 2.0, 1e9, 50.0)).abs() < 1e-9);
-        let back = run(vec![SpineFailure {
-            spine: 1,
+        let back = run(vec![Failure {
+            element: FailedElement::Spine(1),
             at_s: 0.0,
             recover_s: Some(2.0),
         }]);
@@ -879,13 +897,13 @@ mod tests {
         // Every spine down: the rings have no path, said rather than looping.
         let e = simulate(
             &base(vec![
-                SpineFailure {
-                    spine: 0,
+                Failure {
+                    element: FailedElement::Spine(0),
                     at_s: 0.0,
                     recover_s: None,
                 },
-                SpineFailure {
-                    spine: 1,
+                Failure {
+                    element: FailedElement::Spine(1),
                     at_s: 0.0,
                     recover_s: None,
                 },
@@ -894,6 +912,73 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("cannot finish"), "{e}");
+    }
+
+    #[test]
+    fn a_failed_link_slows_only_the_flows_that_need_it() {
+        use crate::routing::scenario::{LinkKind, LinkRef};
+        // As above, but only ToR 0's uplink to spine 1 fails: the two ToR 0 -> ToR 1 flows share
+        // spine 0's uplink at half the rate, and the ring's All-Reduce waits for them.
+        let base = |failures| Trace {
+            network: small(2, 2, 2),
+            jobs: vec![job(0, 0.0, 2, 2)],
+            failures,
+        };
+        let link = FailedElement::Link(LinkRef {
+            kind: LinkKind::Up,
+            tor: 0,
+            spine: 1,
+        });
+        for policy in [Policy::Greedy, Policy::EdgeColoring, Policy::Optimal] {
+            let run = |recover_s| {
+                simulate(
+                    &base(vec![Failure {
+                        element: link,
+                        at_s: 0.0,
+                        recover_s,
+                    }]),
+                    &opts(policy, Reroute::Never),
+                )
+                .unwrap()
+            };
+            let down = run(None);
+            let want = hand(3.0, 0.5, 2.0, 1e9, 50.0);
+            assert!(
+                (down.jobs[0].jct_s - want).abs() < 1e-9,
+                "{policy:?}: {}",
+                down.jobs[0].jct_s
+            );
+            let back = run(Some(2.0));
+            let t = back.jobs[0].jct_s;
+            assert!(
+                t < want - 1e-6 && t > hand(3.0, 0.5, 2.0, 1e9, 100.0) + 1e-6,
+                "{policy:?}: {t}"
+            );
+        }
+        // Read from JSON as the trace format says, and a link off the fabric named.
+        let text = r#"{"link": {"kind": "up", "tor": 0, "spine": 1}, "at_s": 0.5}"#;
+        let f: Failure = serde_json::from_str(text).unwrap();
+        assert_eq!((f.element, f.at_s, f.recover_s), (link, 0.5, None));
+        let spine: Failure =
+            serde_json::from_str(r#"{"spine": 3, "at_s": 1, "recover_s": 2}"#).unwrap();
+        assert_eq!(spine.element, FailedElement::Spine(3));
+        let mut bad = base(vec![Failure {
+            element: FailedElement::Link(LinkRef {
+                kind: LinkKind::Down,
+                tor: 7,
+                spine: 0,
+            }),
+            at_s: 0.0,
+            recover_s: None,
+        }]);
+        let e = simulate(&bad, &opts(Policy::Greedy, Reroute::Never)).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("failures[0]: ToR 7 is not among the 2 ToRs"),
+            "{e}"
+        );
+        bad.failures.clear();
+        assert!(simulate(&bad, &opts(Policy::Greedy, Reroute::Never)).is_ok());
     }
 }
 

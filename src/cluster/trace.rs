@@ -1,10 +1,11 @@
 //! A job trace for the cluster simulation: the fabric, the jobs as they arrive (model, iterations,
-//! compute per iteration, ring size, chunk) and spine failures with their recoveries; generated
+//! compute per iteration, ring size, chunk) and spine or link failures with their recoveries; generated
 //! from a seed (Poisson arrivals, a mix of the routing paper's models) or read from JSON, and
 //! validated with errors that name the entry.
 
 use crate::routing::algorithms::splitmix64;
 use crate::routing::paper_jobs::PaperModel;
+use crate::routing::scenario::LinkRef;
 use serde::{Deserialize, Serialize};
 
 /// The fabric: a 2-layer Clos of `tors` ToRs of `hosts_per_tor` NICs, each ToR linked to every
@@ -57,10 +58,20 @@ impl TraceJob {
     }
 }
 
-/// A spine that fails at `at_s` and comes back at `recover_s` (never when None).
+/// What fails: a whole spine (`{"spine": 3}`) or one directed ToR-spine link
+/// (`{"link": {"kind": "up", "tor": 0, "spine": 3}}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailedElement {
+    Spine(u32),
+    Link(LinkRef),
+}
+
+/// A spine or a link that fails at `at_s` and comes back at `recover_s` (never when None).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpineFailure {
-    pub spine: u32,
+pub struct Failure {
+    #[serde(flatten)]
+    pub element: FailedElement,
     pub at_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recover_s: Option<f64>,
@@ -72,7 +83,7 @@ pub struct Trace {
     pub network: ClusterNetwork,
     pub jobs: Vec<TraceJob>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<SpineFailure>,
+    pub failures: Vec<Failure>,
 }
 
 /// Why a trace cannot be simulated; each names the entry.
@@ -201,11 +212,18 @@ impl Trace {
         }
         for (index, f) in self.failures.iter().enumerate() {
             let bad = |message: String| TraceError::BadFailure { index, message };
-            if f.spine >= n.spines {
+            let (tor, spine) = match f.element {
+                FailedElement::Spine(spine) => (None, spine),
+                FailedElement::Link(l) => (Some(l.tor), l.spine),
+            };
+            if spine >= n.spines {
                 return Err(bad(format!(
-                    "spine {} is not among the {} spines",
-                    f.spine, n.spines
+                    "spine {spine} is not among the {} spines",
+                    n.spines
                 )));
+            }
+            if let Some(tor) = tor.filter(|t| *t >= n.tors) {
+                return Err(bad(format!("ToR {tor} is not among the {} ToRs", n.tors)));
             }
             if !(f.at_s.is_finite() && f.at_s >= 0.0) {
                 return Err(bad(format!("at_s {} must be a time >= 0", f.at_s)));
@@ -282,8 +300,8 @@ pub fn generate(spec: &TraceSpec) -> Result<Trace, TraceError> {
         network: spec.network.clone(),
         jobs,
         failures: (0..spec.failed_spines.min(spec.network.spines))
-            .map(|spine| SpineFailure {
-                spine,
+            .map(|spine| Failure {
+                element: FailedElement::Spine(spine),
                 at_s: 0.0,
                 recover_s: None,
             })

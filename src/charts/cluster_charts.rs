@@ -263,7 +263,7 @@ fn draw_jct<DB: DrawingBackend>(
         (1.05, "fraction of jobs"),
         style,
     )?;
-    for r in &study.results {
+    for (k, r) in study.results.iter().enumerate() {
         let c = color(r.policy);
         let mut j = r.jcts();
         j.sort_by(f64::total_cmp);
@@ -273,7 +273,11 @@ fn draw_jct<DB: DrawingBackend>(
         }
         chart
             .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
-            .label(format!("{} (mean {:.1} s)", r.policy.label(), r.mean_jct_s))
+            .label(legend_label(
+                study,
+                k,
+                format!("mean {:.1} s", r.mean_jct_s),
+            ))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
     }
     super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
@@ -299,7 +303,7 @@ fn draw_busy<DB: DrawingBackend>(
         (105.0, "NICs busy (%)"),
         style,
     )?;
-    for r in &study.results {
+    for (k, r) in study.results.iter().enumerate() {
         let c = color(r.policy);
         // A step line: each sample holds until the next.
         let mut pts = Vec::with_capacity(2 * r.timeline.len());
@@ -311,16 +315,29 @@ fn draw_busy<DB: DrawingBackend>(
         }
         chart
             .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
-            .label(format!(
-                "{} ({:.0} % busy, {:.2} iterations/s)",
-                r.policy.label(),
-                100.0 * r.busy_fraction,
-                r.throughput
+            .label(legend_label(
+                study,
+                k,
+                format!(
+                    "{:.0} % busy, {:.2} iterations/s",
+                    100.0 * r.busy_fraction,
+                    r.throughput
+                ),
             ))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
     }
     super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
     area.present()
+}
+
+/// A policy's legend entry: its numbers, or which earlier policy it coincides with (drawn last,
+/// its line covers that one's).
+fn legend_label(study: &ClusterStudy, k: usize, numbers: String) -> String {
+    let label = study.results[k].policy.label();
+    match study.twin(k) {
+        Some(p) => format!("{label} (same as {}: {numbers})", p.label()),
+        None => format!("{label} ({numbers})"),
+    }
 }
 
 fn draw_throughput<DB: DrawingBackend>(
@@ -352,7 +369,7 @@ fn draw_throughput<DB: DrawingBackend>(
         (top, "iterations completed per second"),
         style,
     )?;
-    for (r, windows) in &series {
+    for (k, (r, windows)) in series.iter().enumerate() {
         let c = color(r.policy);
         // A step line: each window's rate across the window.
         let pts: Vec<(f64, f64)> = windows
@@ -361,10 +378,10 @@ fn draw_throughput<DB: DrawingBackend>(
             .collect();
         chart
             .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
-            .label(format!(
-                "{} ({:.2} iterations/s overall)",
-                r.policy.label(),
-                r.throughput
+            .label(legend_label(
+                study,
+                k,
+                format!("{:.2} iterations/s overall", r.throughput),
             ))
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
     }

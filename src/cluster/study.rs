@@ -318,6 +318,20 @@ impl ClusterRun {
 }
 
 impl ClusterStudy {
+    /// The first earlier policy whose every job started and ended at the same times as under
+    /// result `k`'s (their lines coincide on every chart).
+    pub fn twin(&self, k: usize) -> Option<Policy> {
+        let r = self.results.get(k)?;
+        let same = |a: &SimResult| {
+            a.jobs.len() == r.jobs.len()
+                && a.jobs
+                    .iter()
+                    .zip(&r.jobs)
+                    .all(|(x, y)| x.id == y.id && x.start_s == y.start_s && x.end_s == y.end_s)
+        };
+        self.results[..k].iter().find(|a| same(a)).map(|a| a.policy)
+    }
+
     /// The answer in one sentence: the policy with the least mean job completion time, against
     /// ECMP's when ECMP was simulated.
     pub fn headline(&self) -> String {
@@ -530,6 +544,24 @@ mod tests {
                 .windows(2)
                 .all(|w| w[1].iterations_done >= w[0].iterations_done && w[1].t_s >= w[0].t_s));
         }
+    }
+
+    #[test]
+    fn policies_that_coincide_are_named_as_twins() {
+        // The classroom preset: greedy, edge colouring, annealing and the optimizer schedule
+        // every job alike; ECMP does not.
+        let study = cluster_study(&ClusterLink::default()).unwrap();
+        assert_eq!(study.twin(0), None);
+        assert_eq!(study.twin(1), None);
+        for k in 2..study.results.len() {
+            assert_eq!(
+                study.twin(k),
+                Some(Policy::Greedy),
+                "{:?}",
+                study.results[k].policy
+            );
+        }
+        assert_eq!(study.twin(9), None);
     }
 
     #[test]

@@ -76,9 +76,9 @@ impl Landscape {
             names.0, self.optimum.0, names.1, self.optimum.1
         );
         for (k, p) in self.paths.iter().enumerate() {
-            let (colour, unit) = match p.method {
-                Method::InteriorPoint => ("black", "Newton steps"),
-                Method::ProjectedGradient => ("orange", "gradient steps"),
+            let colour = match p.method {
+                Method::InteriorPoint => "black",
+                Method::ProjectedGradient => "orange",
             };
             let how = if k == 0 {
                 "from its start to the optimum"
@@ -86,10 +86,11 @@ impl Landscape {
                 "to the same optimum"
             };
             text.push_str(&format!(
-                " The {colour} path is the {} method's: {} points shown of {} {unit}, {how}.",
+                " The {colour} path is the {} method's: {} points shown of {} {}, {how}.",
                 p.method.label().to_lowercase(),
                 p.points.len(),
-                p.steps
+                p.steps,
+                p.method.step_name()
             ));
         }
         text.push_str(" The grey dot is the uniform split.");
@@ -160,7 +161,8 @@ pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscap
 
 /// The iterates of each method on `problem` (time objective), projected on `(B_i, B_j)`: the
 /// barrier's central path and the projected gradient's steps, so that a class sees two methods
-/// reach one optimum.
+/// reach one optimum. A method without a path (it could not solve the problem, or the objective
+/// is solved as a search over budgets, which has no single path) is left out.
 pub fn method_paths(problem: &Problem, i: usize, j: usize) -> Vec<MethodPath> {
     Method::ALL
         .into_iter()
@@ -170,7 +172,7 @@ pub fn method_paths(problem: &Problem, i: usize, j: usize) -> Vec<MethodPath> {
                 central_path: true,
                 ..SolveOptions::default()
             };
-            let sol = solve(problem, &opts).ok()?;
+            let sol = solve(problem, &opts).ok().filter(|s| !s.path.is_empty())?;
             Some(MethodPath {
                 method,
                 points: sol.path.iter().map(|b| (b[i], b[j])).collect(),

@@ -290,12 +290,7 @@ fn draw_busy<DB: DrawingBackend>(
     style: &ChartStyle,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let hosts = study.trace.hosts().max(1) as f64;
-    let end = study
-        .results
-        .iter()
-        .map(|r| r.makespan_s)
-        .fold(0.0, f64::max)
-        * 1.02;
+    let end = time_axis_end(study);
     let mut chart = frame(
         area,
         "NICs busy over time (held by running jobs)",
@@ -330,6 +325,16 @@ fn draw_busy<DB: DrawingBackend>(
     area.present()
 }
 
+/// The end of the time axis shared by every policy's line: the latest makespan, with a margin.
+fn time_axis_end(study: &ClusterStudy) -> f64 {
+    study
+        .results
+        .iter()
+        .map(|r| r.makespan_s)
+        .fold(0.0, f64::max)
+        * 1.02
+}
+
 /// A policy's legend entry: its numbers, or which earlier policy it coincides with (drawn last,
 /// its line covers that one's).
 fn legend_label(study: &ClusterStudy, k: usize, numbers: String) -> String {
@@ -350,12 +355,7 @@ fn draw_throughput<DB: DrawingBackend>(
         .iter()
         .map(|r| (r, r.throughput_over_time(THROUGHPUT_WINDOWS)))
         .collect();
-    let end = study
-        .results
-        .iter()
-        .map(|r| r.makespan_s)
-        .fold(0.0, f64::max)
-        * 1.02;
+    let end = time_axis_end(study);
     let top = series
         .iter()
         .flat_map(|(_, s)| s.iter().map(|w| w.2))

@@ -415,17 +415,14 @@ impl SimResult {
             k.checked_sub(1)
                 .map_or(0, |k| self.timeline[k].iterations_done)
         };
-        let width = end / windows as f64;
+        // Window edges; the last is the makespan itself, not a rounded multiple of the width.
+        let edge = |k: usize| match k == windows {
+            true => end,
+            false => end * k as f64 / windows as f64,
+        };
         (0..windows)
             .map(|k| {
-                let (a, b) = (
-                    k as f64 * width,
-                    if k + 1 == windows {
-                        end
-                    } else {
-                        (k + 1) as f64 * width
-                    },
-                );
+                let (a, b) = (edge(k), edge(k + 1));
                 let done = done_at(b).saturating_sub(if k == 0 { 0 } else { done_at(a) });
                 (a, b, done as f64 / (b - a))
             })

@@ -5,7 +5,7 @@ use super::inputs;
 use super::Failure;
 use crate::cluster::placement::Placement;
 use crate::cluster::sweep::{sweep, Axis};
-use crate::cluster::trace::{generate, ClusterNetwork, Trace, TraceSpec};
+use crate::cluster::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
 use crate::cluster::{simulate, Policy, Reroute, SimOptions};
 use crate::routing::paper_jobs::PaperModel;
 
@@ -25,7 +25,7 @@ fn number<T: std::str::FromStr>(
 
 /// `trace --tors T --spines S --hosts-per-tor H --jobs J --arrival-rate PER_S --iterations I
 /// --compute-s C --ring-size R [--chunk-bytes B] [--mix gpt3,bloom,llama2] [--failed-spines F]
-/// [--link-gbps G] [--nic-gbps G] --seed K`: a generated trace as JSON. Defaults: the paper's
+/// [--failed-links L] [--fail-at S] [--recover-at S] [--link-gbps G] [--nic-gbps G] --seed K`: a generated trace as JSON. Defaults: the paper's
 /// fabric (64 x 32, 32 NICs per ToR, 400 Gb/s), 200 jobs at 0.5 per second, 10 iterations of 1 s.
 pub fn trace(args: &[String]) -> Result<String, Failure> {
     let args = Args::parse(args, &TRACE_OPTIONS, &[])?;
@@ -36,7 +36,7 @@ pub fn trace(args: &[String]) -> Result<String, Failure> {
     Ok(serde_json::to_string_pretty(&trace).expect("json"))
 }
 
-const TRACE_OPTIONS: [&str; 14] = [
+const TRACE_OPTIONS: [&str; 17] = [
     "tors",
     "spines",
     "hosts-per-tor",
@@ -48,6 +48,9 @@ const TRACE_OPTIONS: [&str; 14] = [
     "chunk-bytes",
     "mix",
     "failed-spines",
+    "failed-links",
+    "fail-at",
+    "recover-at",
     "link-gbps",
     "nic-gbps",
     "seed",
@@ -88,7 +91,15 @@ fn spec(args: &Args) -> Result<TraceSpec, Failure> {
             Some(_) => Some(number(args, "chunk-bytes", 0.0)?),
         },
         mix,
-        failed_spines: number(args, "failed-spines", 0)?,
+        faults: Faults {
+            spines: number(args, "failed-spines", 0)?,
+            links: number(args, "failed-links", 0)?,
+            at_s: number(args, "fail-at", 0.0)?,
+            recover_s: match args.one("recover-at")? {
+                None => None,
+                Some(_) => Some(number(args, "recover-at", 0.0)?),
+            },
+        },
         seed: number(args, "seed", 1)?,
     };
     if spec.jobs as usize > crate::cluster::trace::MAX_TRACE_JOBS {
@@ -171,7 +182,11 @@ pub fn sweep_cmd(args: &[String]) -> Result<String, Failure> {
 /// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal
 /// [--reroute arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]`.
 pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
-    let args = Args::parse(args, &["policy", "reroute", "placement"], &["timeline"])?;
+    let args = Args::parse(
+        args,
+        &["policy", "reroute", "placement", "controller-delay"],
+        &["timeline"],
+    )?;
     let [path] = args.positional.as_slice() else {
         return Err(Failure::Usage(
             "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp".into(),
@@ -186,9 +201,9 @@ pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
     let mut result = simulate(
         &trace,
         &SimOptions {
-            policy,
-            reroute,
             placement,
+            controller_delay_s: number(&args, "controller-delay", 0.0)?,
+            ..SimOptions::new(policy, reroute)
         },
     )
     .map_err(|e| Failure::Input(format!("{path}: {e}")))?;

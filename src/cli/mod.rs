@@ -44,11 +44,13 @@ Commands:
   trace      a generated job trace (JSON) for simulate: --tors --spines --hosts-per-tor (default the
              paper's 64 x 32 x 32) --jobs J (200) --arrival-rate PER_S (0.5, Poisson) --iterations I
              (10) --compute-s C (1) --ring-size R (4) [--chunk-bytes B] [--mix gpt3,bloom,llama2]
-             [--failed-spines F] [--link-gbps --nic-gbps (400)] --seed K
+             [--failed-spines F] [--failed-links L] [--fail-at S (0)] [--recover-at S (never)]
+             [--link-gbps --nic-gbps (400)] --seed K
   simulate   TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal [--reroute
-             arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]: the
-             cluster over time, as JSON with jobs (id, arrival_s, start_s, end_s, jct_s, slowdown),
-             mean_jct_s, makespan_s, throughput, busy_fraction, reroutes, controller_s
+             arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--controller-delay S
+             (0: routes take effect at once)] [--timeline]: the cluster over time, as JSON with jobs
+             (id, arrival_s, start_s, end_s, jct_s, slowdown), mean_jct_s, makespan_s, throughput,
+             busy_fraction, reroutes, controller_s
   sweep      --axis failed-spines|ring-size|concurrent-jobs [trace options] [--policies
              ecmp,greedy,...] [--reroute ...]: the paper's axes (0/1/4/8 failed spines, rings of
              2/4/8, 1 to 5 jobs at once), every policy on the same traces, as JSON rows

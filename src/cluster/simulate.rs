@@ -118,6 +118,27 @@ pub struct SimOptions {
     pub policy: Policy,
     pub reroute: Reroute,
     pub placement: Placement,
+    /// Seconds from a trigger to the controller's routes taking effect (0: at once). In between,
+    /// flows keep their routes and a new job's flows are hashed by the switches (ECMP); a trigger
+    /// while the controller is busy waits for it. ECMP has no controller and ignores it.
+    pub controller_delay_s: f64,
+}
+
+impl SimOptions {
+    /// `policy` recomputed on `reroute`, jobs placed on whole ToRs first, routes at once.
+    pub fn new(policy: Policy, reroute: Reroute) -> SimOptions {
+        SimOptions {
+            policy,
+            reroute,
+            placement: Placement::WholeTors,
+            controller_delay_s: 0.0,
+        }
+    }
+
+    /// Whether routes wait for a controller (a delay is set and the policy has a controller).
+    fn delayed(&self) -> bool {
+        self.controller_delay_s > 0.0 && self.policy != Policy::Ecmp
+    }
 }
 
 /// One job's life.
@@ -179,6 +200,8 @@ pub enum SimError {
     Trace(#[from] TraceError),
     #[error("the simulation cannot finish: {0}")]
     Stuck(String),
+    #[error("controller delay {0} must be a number of seconds >= 0")]
+    ControllerDelay(f64),
 }
 
 /// Events at most, so that a pathological trace stops with a reason rather than running on.
@@ -203,7 +226,16 @@ struct Running {
     left: Vec<f64>,
     /// Each ring's links with multiplicity, from the last routing.
     paths: Vec<Vec<(usize, u32)>>,
+    /// The flows are on the switches' ECMP hashing, waiting for the controller's routes.
+    interim: bool,
     comm_s: f64,
+}
+
+/// Routes the controller is computing: they take effect `at`, for the jobs (trace indices) that
+/// are still running then.
+struct Pending {
+    at: f64,
+    paths: Vec<(usize, Vec<Vec<(usize, u32)>>)>,
 }
 
 /// Simulate `trace` under `opts`.
@@ -216,7 +248,8 @@ pub fn simulate(trace: &Trace, opts: &SimOptions) -> Result<SimResult, SimError>
 /// The simulation an event at a time ([`SimRun::step`]), so that a page can spread it over
 /// animation frames with progress and a cancel; run to the end it gives [`simulate`].
 pub struct SimRun {
-    trace: Trace,
+    /// Shared, so that an event can read it while it changes the run.
+    trace: std::sync::Arc<Trace>,
     opts: SimOptions,
     nics: Nics,
     hosts: Vec<Host>,
@@ -240,6 +273,10 @@ pub struct SimRun {
     timeline: Vec<Sample>,
     capacity: Vec<f64>,
     full_reroute: bool,
+    /// The controller's routes in the making (with a controller delay).
+    pending: Option<Pending>,
+    /// A spine or link failed or recovered since the last routing.
+    fabric_changed: bool,
     sharing: RingRates,
     events: usize,
     /// Set when the simulation has ended, with the reason if it could not finish.
@@ -249,6 +286,10 @@ pub struct SimRun {
 impl SimRun {
     pub fn new(trace: &Trace, opts: &SimOptions) -> Result<SimRun, SimError> {
         trace.validate()?;
+        let delay = opts.controller_delay_s;
+        if !(delay.is_finite() && delay >= 0.0) {
+            return Err(SimError::ControllerDelay(delay));
+        }
         let net = &trace.network;
         let mut arrivals: Vec<usize> = (0..trace.jobs.len()).collect();
         arrivals.sort_by(|&a, &b| trace.jobs[a].arrival_s.total_cmp(&trace.jobs[b].arrival_s));
@@ -289,10 +330,12 @@ impl SimRun {
             timeline: Vec::new(),
             capacity: Vec::new(),
             full_reroute: true,
+            pending: None,
+            fabric_changed: false,
             sharing: RingRates::default(),
             events: 0,
             ended: None,
-            trace: trace.clone(),
+            trace: std::sync::Arc::new(trace.clone()),
             opts: *opts,
         })
     }
@@ -333,7 +376,8 @@ impl SimRun {
 
     /// One event; true when the simulation has ended.
     fn event(&mut self) -> Result<bool, SimError> {
-        let trace = &self.trace;
+        let trace = std::sync::Arc::clone(&self.trace);
+        let trace = trace.as_ref();
         let opts = self.opts;
         let t = self.t;
         // Arrivals, failures and recoveries due now.
@@ -350,6 +394,7 @@ impl SimRun {
                 self.failed.push(element);
             }
             self.full_reroute = true;
+            self.fabric_changed = true;
             self.next_change += 1;
         }
         if self.next_timer <= t {
@@ -386,6 +431,7 @@ impl SimRun {
                 },
                 left: Vec::new(),
                 paths: Vec::new(),
+                interim: opts.delayed(),
                 comm_s: 0.0,
             });
         }
@@ -393,28 +439,10 @@ impl SimRun {
             self.full_reroute = true;
         }
         // Routes: every job's on a full recomputation, otherwise the new jobs' only.
-        if !self.running.is_empty() && (self.full_reroute || !started.is_empty()) {
-            #[cfg(not(target_arch = "wasm32"))]
-            let clock = Instant::now();
-            let (inst, routing) =
-                route_all(trace, &self.hosts, &self.failed, &self.running, opts.policy)?;
-            #[cfg(not(target_arch = "wasm32"))]
-            {
-                self.controller_s += clock.elapsed().as_secs_f64();
-            }
-            self.capacity = inst.capacities();
-            let renew: Vec<usize> = match self.full_reroute {
-                true => (0..self.running.len()).collect(),
-                false => started.clone(),
-            };
-            for i in renew {
-                self.running[i].paths = ring_paths(&inst, &routing, i);
-            }
-            if self.full_reroute {
-                self.reroutes += 1;
-            }
+        match opts.delayed() {
+            false => self.route_now(&started)?,
+            true => self.route_delayed(&started)?,
         }
-        self.full_reroute = false;
         // Rates of the jobs in an All-Reduce.
         let mut comm: Vec<(usize, usize)> = Vec::new();
         let mut comm_paths: Vec<Vec<(usize, u32)>> = Vec::new();
@@ -450,6 +478,9 @@ impl SimRun {
         }
         if !self.running.is_empty() {
             next = next.min(self.next_timer);
+            if let Some(p) = &self.pending {
+                next = next.min(p.at);
+            }
         }
         for r in &self.running {
             if let Phase::Compute { until } = r.phase {
@@ -542,6 +573,101 @@ impl SimRun {
         Ok(self.running.is_empty()
             && self.queue.is_empty()
             && self.next_arrival == self.arrivals.len())
+    }
+
+    /// Routes that take effect at once: every running job's on a full recomputation, otherwise the
+    /// jobs that `started` now.
+    fn route_now(&mut self, started: &[usize]) -> Result<(), SimError> {
+        if !self.running.is_empty() && (self.full_reroute || !started.is_empty()) {
+            #[cfg(not(target_arch = "wasm32"))]
+            let clock = Instant::now();
+            let (inst, routing) = route_all(
+                &self.trace,
+                &self.hosts,
+                &self.failed,
+                &self.running,
+                self.opts.policy,
+            )?;
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                self.controller_s += clock.elapsed().as_secs_f64();
+            }
+            self.capacity = inst.capacities();
+            let renew: Vec<usize> = match self.full_reroute {
+                true => (0..self.running.len()).collect(),
+                false => started.to_vec(),
+            };
+            for i in renew {
+                self.running[i].paths = ring_paths(&inst, &routing, i);
+            }
+            if self.full_reroute {
+                self.reroutes += 1;
+            }
+        }
+        self.full_reroute = false;
+        Ok(())
+    }
+
+    /// Routes from a controller that takes `controller_delay_s` to answer: the routes it computed
+    /// take effect when due; new jobs' flows are hashed by the switches (ECMP) until then; the
+    /// fabric's capacities follow failures at once; a trigger while the controller is busy starts
+    /// its next computation when the current one is done.
+    fn route_delayed(&mut self, started: &[usize]) -> Result<(), SimError> {
+        let t = self.t;
+        if let Some(p) = self.pending.take_if(|p| p.at <= t) {
+            for (job, paths) in p.paths {
+                if let Some(r) = self.running.iter_mut().find(|r| r.job == job) {
+                    r.paths = paths;
+                    r.interim = false;
+                }
+            }
+        }
+        if self.running.is_empty() {
+            self.pending = None;
+            return Ok(());
+        }
+        let compute = self.pending.is_none()
+            && (self.full_reroute || self.running.iter().any(|r| r.interim));
+        if !(compute || self.fabric_changed || !started.is_empty()) {
+            return Ok(());
+        }
+        self.fabric_changed = false;
+        // The fabric now, and the switches' hashing for the jobs that start now.
+        let (inst, hashed) = route_all(
+            &self.trace,
+            &self.hosts,
+            &self.failed,
+            &self.running,
+            Policy::Ecmp,
+        )?;
+        self.capacity = inst.capacities();
+        for &i in started {
+            self.running[i].paths = ring_paths(&inst, &hashed, i);
+        }
+        if !compute {
+            return Ok(());
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        let clock = Instant::now();
+        let routing = self.opts.policy.route(&inst);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            self.controller_s += clock.elapsed().as_secs_f64();
+        }
+        let full = self.full_reroute;
+        let paths = (0..self.running.len())
+            .filter(|&i| full || self.running[i].interim)
+            .map(|i| (self.running[i].job, ring_paths(&inst, &routing, i)))
+            .collect();
+        self.pending = Some(Pending {
+            at: t + self.opts.controller_delay_s,
+            paths,
+        });
+        if full {
+            self.reroutes += 1;
+        }
+        self.full_reroute = false;
+        Ok(())
     }
 
     /// The outcome, once [`SimRun::step`] has returned true (before, an error saying so).
@@ -712,7 +838,7 @@ fn contention_free_s(trace: &Trace, job: &TraceJob, rings: &[Vec<u32>]) -> f64 {
 mod tests {
     use super::*;
     use crate::cluster::trace::{
-        generate, ClusterNetwork, FailedElement, Failure, JobModel, TraceSpec,
+        generate, ClusterNetwork, FailedElement, Failure, Faults, JobModel, TraceSpec,
     };
     use crate::routing::paper_jobs::PaperModel;
 
@@ -739,11 +865,7 @@ mod tests {
     }
 
     fn opts(policy: Policy, reroute: Reroute) -> SimOptions {
-        SimOptions {
-            policy,
-            reroute,
-            placement: Placement::WholeTors,
-        }
+        SimOptions::new(policy, reroute)
     }
 
     /// iterations x (compute + 2 (n - 1) chunk x 8 / line rate).
@@ -796,7 +918,7 @@ mod tests {
             ring_size: 4,
             chunk_bytes: None,
             mix: PaperModel::ALL.to_vec(),
-            failed_spines: 0,
+            faults: Faults::spines(0),
             seed: 3,
         };
         let trace = generate(&spec).unwrap();
@@ -836,7 +958,7 @@ mod tests {
             ring_size: 2,
             chunk_bytes: Some(1e8),
             mix: Vec::new(),
-            failed_spines: 1,
+            faults: Faults::spines(1),
             seed: 11,
         };
         let mut trace = generate(&spec).unwrap();
@@ -980,12 +1102,82 @@ mod tests {
         bad.failures.clear();
         assert!(simulate(&bad, &opts(Policy::Greedy, Reroute::Never)).is_ok());
     }
+
+    #[test]
+    fn a_controller_delay_keeps_stale_routes_until_the_new_ones_take_effect() {
+        // Spine 1 is down until 0.2 s, when it recovers and spine 0 fails for good. The job starts
+        // at 0 on spine 0 (the only live one) and its first All-Reduce starts at 0.5 s.
+        let trace = Trace {
+            network: small(2, 1, 2),
+            jobs: vec![job(0, 0.0, 1, 2)],
+            failures: vec![
+                Failure {
+                    element: FailedElement::Spine(1),
+                    at_s: 0.0,
+                    recover_s: Some(0.2),
+                },
+                Failure {
+                    element: FailedElement::Spine(0),
+                    at_s: 0.2,
+                    recover_s: None,
+                },
+            ],
+        };
+        let run = |delay| {
+            let o = SimOptions {
+                controller_delay_s: delay,
+                ..opts(Policy::Greedy, Reroute::Arrival)
+            };
+            simulate(&trace, &o).unwrap().jobs[0].jct_s
+        };
+        // At once: moved to spine 1 at 0.2 s, long before the All-Reduce.
+        let at_once = hand(3.0, 0.5, 2.0, 1e9, 100.0);
+        assert!((run(0.0) - at_once).abs() < 1e-9, "{}", run(0.0));
+        // 0.4 s: the routes computed at the start (spine 0) take effect at 0.4 s, the failure's
+        // recomputation waits for the busy controller and takes effect at 0.8 s, so the first
+        // All-Reduce stands still from 0.5 s to 0.8 s.
+        assert!((run(0.4) - (at_once + 0.3)).abs() < 1e-9, "{}", run(0.4));
+        // 0.1 s: the failure's routes take effect at 0.3 s, before the All-Reduce.
+        assert!((run(0.1) - at_once).abs() < 1e-9, "{}", run(0.1));
+        // A delay that is not a time is refused by name.
+        let bad = SimOptions {
+            controller_delay_s: -1.0,
+            ..opts(Policy::Greedy, Reroute::Arrival)
+        };
+        let e = simulate(&trace, &bad).unwrap_err();
+        assert!(e.to_string().contains("controller delay -1"), "{e}");
+    }
+
+    #[test]
+    fn with_a_controller_slower_than_the_run_every_flow_stays_on_ecmp_hashing() {
+        let trace = Trace {
+            network: small(8, 4, 4),
+            jobs: (0..10).map(|i| job(i, 0.3 * f64::from(i), 2, 4)).collect(),
+            failures: Vec::new(),
+        };
+        let ends = |r: SimResult| r.jobs.iter().map(|j| j.end_s).collect::<Vec<_>>();
+        let ecmp = ends(simulate(&trace, &opts(Policy::Ecmp, Reroute::Arrival)).unwrap());
+        let greedy = ends(simulate(&trace, &opts(Policy::Greedy, Reroute::Arrival)).unwrap());
+        assert_ne!(ecmp, greedy, "the trace must tell the two apart");
+        let slow = SimOptions {
+            controller_delay_s: 1e6,
+            ..opts(Policy::Greedy, Reroute::Arrival)
+        };
+        let stale = simulate(&trace, &slow).unwrap();
+        assert_eq!(ends(stale.clone()), ecmp);
+        // ECMP has no controller: a delay changes nothing.
+        let ecmp_slow = SimOptions {
+            controller_delay_s: 5.0,
+            ..opts(Policy::Ecmp, Reroute::Arrival)
+        };
+        assert_eq!(ends(simulate(&trace, &ecmp_slow).unwrap()), ecmp);
+    }
 }
 
 #[cfg(test)]
 mod stepping {
     use super::*;
-    use crate::cluster::trace::{generate, ClusterNetwork, TraceSpec};
+    use crate::cluster::trace::{generate, ClusterNetwork, Faults, TraceSpec};
 
     /// Stepped a few events at a time (as a page would, between frames), the run gives what
     /// `simulate` gives, and its progress only grows.
@@ -1006,14 +1198,13 @@ mod stepping {
             ring_size: 2,
             chunk_bytes: None,
             mix: Vec::new(),
-            failed_spines: 2,
+            faults: Faults::spines(2),
             seed: 4,
         };
         let trace = generate(&spec).unwrap();
         let opts = SimOptions {
-            policy: Policy::Greedy,
-            reroute: Reroute::Every(1.5),
-            placement: Placement::WholeTors,
+            controller_delay_s: 0.7,
+            ..SimOptions::new(Policy::Greedy, Reroute::Every(1.5))
         };
         let whole = simulate(&trace, &opts).unwrap();
         let mut run = SimRun::new(&trace, &opts).unwrap();

@@ -6,7 +6,7 @@
 
 use super::placement::Placement;
 use super::simulate::{Policy, Reroute, SimError, SimOptions, SimResult, SimRun};
-use super::trace::{generate, ClusterNetwork, Trace, TraceSpec};
+use super::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
 use crate::limits::{at_most, product, LimitError};
 use crate::routing::study::StudyProgress;
 use serde::{Deserialize, Serialize};
@@ -25,11 +25,31 @@ pub struct ClusterSetup {
     pub iterations: u32,
     pub compute_s: f64,
     pub ring_size: u32,
-    /// The first spines, down from the start.
+    /// The first spines, down from `fail_at_s`.
     pub failed_spines: u32,
+    /// ToR uplinks spread over the ToRs (`Faults::links`), down from `fail_at_s`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_links: u32,
+    /// When the spines and links fail (s).
+    #[serde(default, skip_serializing_if = "is_zero_s")]
+    pub fail_at_s: f64,
+    /// When they recover (s); never when None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recover_s: Option<f64>,
     pub seed: u64,
     pub reroute: Reroute,
     pub placement: Placement,
+    /// Seconds from a trigger to the controller's routes taking effect.
+    #[serde(default, skip_serializing_if = "is_zero_s")]
+    pub controller_delay_s: f64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_s(s: &f64) -> bool {
+    *s == 0.0
 }
 
 /// Ready-made questions.
@@ -85,9 +105,13 @@ impl ClusterPreset {
             compute_s: 1.0,
             ring_size: 4,
             failed_spines: 0,
+            failed_links: 0,
+            fail_at_s: 0.0,
+            recover_s: None,
             seed: 1,
             reroute: Reroute::Arrival,
             placement: Placement::WholeTors,
+            controller_delay_s: 0.0,
         };
         match self {
             ClusterPreset::Classroom => ClusterSetup {
@@ -175,8 +199,22 @@ impl ClusterSetup {
             ring_size: self.ring_size,
             chunk_bytes: None,
             mix: Vec::new(),
-            failed_spines: self.failed_spines,
+            faults: Faults {
+                spines: self.failed_spines,
+                links: self.failed_links,
+                at_s: self.fail_at_s,
+                recover_s: self.recover_s,
+            },
             seed: self.seed,
+        }
+    }
+
+    /// How each policy is simulated.
+    pub fn options(&self, policy: Policy) -> SimOptions {
+        SimOptions {
+            placement: self.placement,
+            controller_delay_s: self.controller_delay_s,
+            ..SimOptions::new(policy, self.reroute)
         }
     }
 
@@ -242,11 +280,7 @@ impl ClusterRun {
         let options: Vec<SimOptions> = link
             .policies
             .iter()
-            .map(|&policy| SimOptions {
-                policy,
-                reroute: link.setup.reroute,
-                placement: link.setup.placement,
-            })
+            .map(|&policy| link.setup.options(policy))
             .collect();
         // Every policy's run is checked (the trace, the placements) before any work.
         let current = Some(SimRun::new(&trace, &options[0])?);
@@ -452,11 +486,7 @@ mod tests {
         for (r, &policy) in study.results.iter().zip(&link.policies) {
             let mut alone = simulate(
                 &trace,
-                &SimOptions {
-                    policy,
-                    reroute: link.setup.reroute,
-                    placement: link.setup.placement,
-                },
+                &link.setup.options(policy),
             )
             .unwrap();
             // Only the controller's wall time may differ.

@@ -64,7 +64,7 @@ pub fn sweep(
     for value in axis.values(spec.network.spines) {
         let mut s = spec.clone();
         match axis {
-            Axis::FailedSpines => s.failed_spines = value,
+            Axis::FailedSpines => s.faults.spines = value,
             Axis::RingSize => s.ring_size = value,
             Axis::ConcurrentJobs => s.jobs = value,
         }
@@ -76,9 +76,8 @@ pub fn sweep(
             let r = simulate(
                 &trace,
                 &SimOptions {
-                    policy,
-                    reroute,
                     placement,
+                    ..SimOptions::new(policy, reroute)
                 },
             )?;
             rows.push(SweepRow {
@@ -98,7 +97,7 @@ pub fn sweep(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::trace::ClusterNetwork;
+    use crate::cluster::trace::{ClusterNetwork, Faults};
 
     #[test]
     fn failed_spines_never_help_and_edge_coloring_is_contention_free_when_whole() {
@@ -117,7 +116,7 @@ mod tests {
             ring_size: 2,
             chunk_bytes: None,
             mix: Vec::new(),
-            failed_spines: 0,
+            faults: Faults::spines(0),
             seed: 9,
         };
         let rows = sweep(

@@ -5,7 +5,7 @@
 
 use crate::routing::algorithms::splitmix64;
 use crate::routing::paper_jobs::PaperModel;
-use crate::routing::scenario::LinkRef;
+use crate::routing::scenario::{LinkKind, LinkRef};
 use serde::{Deserialize, Serialize};
 
 /// The fabric: a 2-layer Clos of `tors` ToRs of `hosts_per_tor` NICs, each ToR linked to every
@@ -255,9 +255,56 @@ pub struct TraceSpec {
     pub chunk_bytes: Option<f64>,
     /// Models drawn uniformly for each job.
     pub mix: Vec<PaperModel>,
-    /// Spines failed from the start, never recovering (the first ones).
-    pub failed_spines: u32,
+    /// The spines and uplinks that fail, and when.
+    pub faults: Faults,
     pub seed: u64,
+}
+
+/// The spines and ToR uplinks that fail in a generated trace, all at one time, and when they
+/// recover.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Faults {
+    /// The first spines.
+    pub spines: u32,
+    /// Uplinks spread over the ToRs: the k-th from ToR `k mod T` to spine `S - 1 - (k / T) mod S`
+    /// (from the last spine down, so apart from the failed spines while there are other spines).
+    pub links: u32,
+    /// When they fail (s).
+    pub at_s: f64,
+    /// When they recover (s); never when None.
+    pub recover_s: Option<f64>,
+}
+
+impl Faults {
+    /// `spines` spines down from the start, never recovering.
+    pub fn spines(spines: u32) -> Faults {
+        Faults {
+            spines,
+            ..Faults::default()
+        }
+    }
+
+    /// The trace's failures on `network` (more spines or links than it has: all of them).
+    pub fn failures(&self, network: &ClusterNetwork) -> Vec<Failure> {
+        let (tors, spines) = (network.tors, network.spines);
+        let links = u64::from(self.links).min(u64::from(tors) * u64::from(spines)) as u32;
+        let spine_faults = (0..self.spines.min(spines)).map(FailedElement::Spine);
+        let link_faults = (0..links).map(|k| {
+            FailedElement::Link(LinkRef {
+                kind: LinkKind::Up,
+                tor: k % tors,
+                spine: spines - 1 - (k / tors) % spines,
+            })
+        });
+        spine_faults
+            .chain(link_faults)
+            .map(|element| Failure {
+                element,
+                at_s: self.at_s,
+                recover_s: self.recover_s,
+            })
+            .collect()
+    }
 }
 
 /// A uniform number in [0, 1) from a splitmix64 stream.
@@ -299,13 +346,7 @@ pub fn generate(spec: &TraceSpec) -> Result<Trace, TraceError> {
     let trace = Trace {
         network: spec.network.clone(),
         jobs,
-        failures: (0..spec.failed_spines.min(spec.network.spines))
-            .map(|spine| Failure {
-                element: FailedElement::Spine(spine),
-                at_s: 0.0,
-                recover_s: None,
-            })
-            .collect(),
+        failures: spec.faults.failures(&spec.network),
     };
     if !(spec.arrival_rate.is_finite() && spec.arrival_rate > 0.0) {
         return Err(TraceError::BadJob {
@@ -340,9 +381,52 @@ mod tests {
             ring_size: 4,
             chunk_bytes: None,
             mix: Vec::new(),
-            failed_spines: 0,
+            faults: Faults::default(),
             seed,
         }
+    }
+
+    #[test]
+    fn generated_faults_spread_uplinks_over_the_tors_from_the_last_spine() {
+        let network = ClusterNetwork {
+            tors: 2,
+            spines: 4,
+            hosts_per_tor: 2,
+            link_gbps: 100.0,
+            nic_gbps: 100.0,
+        };
+        let faults = Faults {
+            spines: 1,
+            links: 3,
+            at_s: 5.0,
+            recover_s: Some(9.0),
+        };
+        let up = |tor, spine| {
+            FailedElement::Link(LinkRef {
+                kind: LinkKind::Up,
+                tor,
+                spine,
+            })
+        };
+        let failures = faults.failures(&network);
+        let elements: Vec<FailedElement> = failures.iter().map(|f| f.element).collect();
+        assert_eq!(
+            elements,
+            vec![FailedElement::Spine(0), up(0, 3), up(1, 3), up(0, 2)]
+        );
+        assert!(failures
+            .iter()
+            .all(|f| f.at_s == 5.0 && f.recover_s == Some(9.0)));
+        // More than the fabric has: every spine and every uplink, once.
+        let all = Faults {
+            spines: 9,
+            links: 100,
+            ..Faults::default()
+        }
+        .failures(&network);
+        assert_eq!(all.len(), 4 + 8);
+        let distinct = |i: usize| all[..i].iter().all(|f| f.element != all[i].element);
+        assert!((0..all.len()).all(distinct));
     }
 
     #[test]

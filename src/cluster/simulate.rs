@@ -209,6 +209,9 @@ const MAX_EVENTS: usize = 5_000_000;
 /// Timeline samples kept (every event's state, thinned by two whenever full).
 const MAX_SAMPLES: usize = 4_096;
 
+/// The links a job's rings cross, with how many of its flows cross each.
+type JobLinks = Vec<(usize, u32)>;
+
 enum Phase {
     Compute { until: f64 },
     Comm,
@@ -225,7 +228,7 @@ struct Running {
     /// Bits left of the All-Reduce (one entry: the job's rings advance together).
     left: Vec<f64>,
     /// Each ring's links with multiplicity, from the last routing.
-    paths: Vec<Vec<(usize, u32)>>,
+    paths: Vec<JobLinks>,
     /// The flows are on the switches' ECMP hashing, waiting for the controller's routes.
     interim: bool,
     comm_s: f64,
@@ -235,7 +238,7 @@ struct Running {
 /// are still running then.
 struct Pending {
     at: f64,
-    paths: Vec<(usize, Vec<Vec<(usize, u32)>>)>,
+    paths: Vec<(usize, Vec<JobLinks>)>,
 }
 
 /// Simulate `trace` under `opts`.
@@ -445,7 +448,7 @@ impl SimRun {
         }
         // Rates of the jobs in an All-Reduce.
         let mut comm: Vec<(usize, usize)> = Vec::new();
-        let mut comm_paths: Vec<Vec<(usize, u32)>> = Vec::new();
+        let mut comm_paths: Vec<JobLinks> = Vec::new();
         for (i, r) in self.running.iter().enumerate() {
             if matches!(r.phase, Phase::Comm) {
                 for (k, p) in r.paths.iter().enumerate() {
@@ -626,8 +629,8 @@ impl SimRun {
             self.pending = None;
             return Ok(());
         }
-        let compute = self.pending.is_none()
-            && (self.full_reroute || self.running.iter().any(|r| r.interim));
+        let compute =
+            self.pending.is_none() && (self.full_reroute || self.running.iter().any(|r| r.interim));
         if !(compute || self.fabric_changed || !started.is_empty()) {
             return Ok(());
         }
@@ -795,7 +798,7 @@ fn route_all(
 /// Running job `i`'s links with multiplicity over all its rings, as one unit: the job's rings
 /// advance together (an iteration waits for its slowest ring), so the job shares the fabric as one
 /// synchronous collective.
-fn ring_paths(inst: &Instance, routing: &Routing, i: usize) -> Vec<Vec<(usize, u32)>> {
+fn ring_paths(inst: &Instance, routing: &Routing, i: usize) -> Vec<JobLinks> {
     let mut links: Vec<(usize, u32)> = Vec::new();
     let mut at: std::collections::HashMap<usize, usize> = Default::default();
     for &ring in &inst.jobs[i].1 {

@@ -484,11 +484,7 @@ mod tests {
         assert_eq!(study.trace, trace);
         assert_eq!(study.results.len(), Policy::ALL.len());
         for (r, &policy) in study.results.iter().zip(&link.policies) {
-            let mut alone = simulate(
-                &trace,
-                &link.setup.options(policy),
-            )
-            .unwrap();
+            let mut alone = simulate(&trace, &link.setup.options(policy)).unwrap();
             // Only the controller's wall time may differ.
             alone.controller_s = r.controller_s;
             assert_eq!(*r, alone);

@@ -84,6 +84,29 @@ fn number_field<T: FromStr + ToString + 'static>(
     }
 }
 
+/// A time that may never come: an empty field.
+struct Never(Option<f64>);
+
+impl FromStr for Never {
+    type Err = std::num::ParseFloatError;
+
+    fn from_str(text: &str) -> Result<Never, Self::Err> {
+        match text.trim() {
+            "" | "never" => Ok(Never(None)),
+            t => t.parse().map(|v| Never(Some(v))),
+        }
+    }
+}
+
+impl std::fmt::Display for Never {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(v) => write!(f, "{v}"),
+            None => Ok(()),
+        }
+    }
+}
+
 #[component]
 fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoView {
     let runner = SlicedRunner::<ClusterRun>::new();
@@ -155,6 +178,9 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                 {number_field(link, layout, "compute s per iteration", "cluster-compute", "a number of seconds", |s| s.compute_s, |s, v| s.compute_s = v)}
                 {number_field(link, layout, "ring size", "cluster-ring", "a whole number", |s| s.ring_size, |s, v| s.ring_size = v)}
                 {number_field(link, layout, "failed spines", "cluster-failed", "a whole number", |s| s.failed_spines, |s, v| s.failed_spines = v)}
+                {number_field(link, layout, "failed uplinks", "cluster-failed-links", "a whole number", |s| s.failed_links, |s, v| s.failed_links = v)}
+                {number_field(link, layout, "fail at s", "cluster-fail-at", "a number of seconds", |s| s.fail_at_s, |s, v| s.fail_at_s = v)}
+                {number_field(link, layout, "recover at s (empty: never)", "cluster-recover-at", "a number of seconds, or empty for never", |s| Never(s.recover_s), |s, v| s.recover_s = v.0)}
                 {number_field(link, layout, "seed", "cluster-seed", "a whole number", |s| s.seed, |s, v| s.seed = v)}
                 <label class="route-field">
                     "re-route"
@@ -180,6 +206,7 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                         _ => 10.0,
                     }, |s, v| s.reroute = Reroute::Every(v))}
                 </Show>
+                {number_field(link, layout, "controller delay s", "cluster-delay", "a number of seconds (0: routes take effect at once)", |s| s.controller_delay_s, |s, v| s.controller_delay_s = v)}
                 <label class="route-field">
                     "placement"
                     <select

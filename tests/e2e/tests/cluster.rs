@@ -50,6 +50,40 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         }
         b.screenshot("app-cluster").await;
 
+        // Uplinks that fail and recover, and a controller whose routes take 2 s to take effect:
+        // the core's numbers again.
+        let mut faulty = ClusterLink::default();
+        faulty.setup.failed_links = 12;
+        faulty.setup.fail_at_s = 5.0;
+        faulty.setup.recover_s = Some(30.0);
+        faulty.setup.controller_delay_s = 2.0;
+        let want: Vec<(String, String)> = cluster_summary(&cluster_study(&faulty).unwrap())
+            .rows
+            .into_iter()
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        b.type_into("cluster-failed-links", "12").await;
+        b.type_into("cluster-fail-at", "5").await;
+        b.type_into("cluster-recover-at", "soon").await;
+        b.wait_js(
+            "the field's reason",
+            "return document.body.innerText.includes('a number of seconds, or empty for never');",
+        )
+        .await;
+        b.type_into("cluster-recover-at", "30").await;
+        b.type_into("cluster-delay", "2").await;
+        b.wait_js(
+            "the faults and the controller delay simulated",
+            &format!(
+                "const rows = [...document.querySelectorAll('[data-testid=cluster-summary] tbody tr')]
+                    .map(r => [r.cells[0].textContent, r.cells[1].textContent]);
+                 return JSON.stringify(rows) === '{}' \
+                   && !document.querySelector('[data-testid=cluster-progress]');",
+                serde_json::to_string(&want).unwrap()
+            ),
+        )
+        .await;
+
         // The paper's fabric under greedy alone: slices, no long task, and the core's numbers.
         for p in Policy::ALL {
             if p != Policy::Greedy {

@@ -573,6 +573,52 @@ fn trace_and_simulate_a_cluster_over_time() {
         assert_eq!(v["jobs"], w["jobs"]);
     }
     assert!(means[1] <= means[0] * (1.0 + 1e-9), "{means:?}");
+    // Uplinks that fail and recover, and a controller that takes 0.5 s to answer.
+    let (code, faulty, err) = run(&args(&[
+        "trace",
+        "--tors",
+        "8",
+        "--spines",
+        "8",
+        "--jobs",
+        "3",
+        "--mix",
+        "gpt3",
+        "--failed-links",
+        "3",
+        "--fail-at",
+        "1",
+        "--recover-at",
+        "4",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let f: Value = serde_json::from_str(&faulty).unwrap();
+    let failures = f["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 3);
+    assert_eq!(
+        failures[0],
+        serde_json::json!({"link": {"kind": "up", "tor": 0, "spine": 7}, "at_s": 1.0, "recover_s": 4.0})
+    );
+    let faulty_path = dir.join("faulty.json");
+    std::fs::write(&faulty_path, &faulty).unwrap();
+    let faulty_file = faulty_path.to_str().unwrap();
+    let (code, _, err) = run(&args(&[
+        "simulate",
+        faulty_file,
+        "--policy",
+        "greedy",
+        "--controller-delay",
+        "0.5",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run(&args(&[
+        "simulate",
+        faulty_file,
+        "--controller-delay",
+        "-1",
+    ]));
+    assert_ne!(code, 0);
+    assert!(err.contains("controller delay -1"), "{err}");
     // Bad input: usage errors and a trace entry named.
     let (code, _, err) = run(&args(&["simulate", file, "--policy", "fastest"]));
     assert_eq!(code, 2);

@@ -140,7 +140,9 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                 "The routing paper's evaluation (arXiv 2503.05324): jobs of GPT-3, BLOOM and LLaMA2-70B arrive "
                 "at random (Poisson), wait for free NICs (whole ToRs first), then each iteration computes and runs "
                 "its ring All-Reduces at max-min fair rates over the routes of the controller's policy, which "
-                "recomputes every route on its trigger. The same jobs under every policy."
+                "recomputes every route on its trigger; its routes take effect after the controller delay, new jobs' flows "
+                "hashed by the switches (ECMP) until then. Failed spines and uplinks go down at \"fail at\" and come back at "
+                "\"recover at\". The same jobs under every policy."
             </p>
             <div class="route-form">
                 <label class="route-field">

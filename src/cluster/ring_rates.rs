@@ -91,9 +91,27 @@ impl RingRates {
                 fill[i] += 1;
             }
         }
+        // A ring that no other ring meets on any of its links (every ring, under a contention-free
+        // routing) runs at its tightest link, `capacity / crossings`, exactly the level at which
+        // the water-filling would freeze it; it is set here and its links leave the filling.
+        let mut rate = vec![f64::NAN; rings.len()];
+        for (r, links) in rings.iter().enumerate() {
+            let alone = |&(l, _): &(usize, u32)| {
+                let i = self.slot[l] as usize - 1;
+                self.start[i + 1] - self.start[i] == 1
+            };
+            if !links.is_empty() && links.iter().all(alone) {
+                rate[r] = links
+                    .iter()
+                    .map(|&(l, k)| capacity[l].max(0.0) / f64::from(k))
+                    .fold(f64::INFINITY, f64::min);
+                for &(l, _) in links {
+                    self.load[self.slot[l] as usize - 1] = 0.0;
+                }
+            }
+        }
         // Each used link fills at `at + left / load`; a heap of those levels (stale entries are
         // skipped by their version) replaces a scan of every link per round.
-        let mut rate = vec![f64::NAN; rings.len()];
         let mut at = vec![0.0f64; n];
         let mut version = vec![0u32; n];
         let mut heap: BinaryHeap<Reverse<(Level, usize, u32)>> = (0..n)
@@ -153,6 +171,48 @@ mod tests {
             assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
         }
         assert_eq!(a, vec![2.0, 2.0, 4.0]);
+    }
+
+    #[test]
+    fn rings_alone_on_their_links_and_shared_ones_match_per_flow_max_min() {
+        // Random single-flow rings on 24 links, half of them on links of their own: the shortcut
+        // for rings that meet no other ring and the water-filling together equal the per-flow
+        // max-min of `routing::rates` (the independent progressive filling).
+        let mut state = 7u64;
+        let mut next = |n: usize| {
+            state = crate::routing::algorithms::splitmix64(state);
+            (state % n as u64) as usize
+        };
+        for case in 0..300 {
+            let links = 24;
+            let cap: Vec<f64> = (0..links).map(|_| 1.0 + next(40) as f64).collect();
+            let mut paths: Vec<Vec<usize>> = Vec::new();
+            let mut own = 12;
+            for _ in 0..(1 + next(10)) {
+                let mut p: Vec<usize> = match own < links && next(2) == 0 {
+                    true => {
+                        own += 1;
+                        vec![own - 1]
+                    }
+                    false => (0..1 + next(3)).map(|_| next(12)).collect(),
+                };
+                p.sort_unstable();
+                p.dedup();
+                paths.push(p);
+            }
+            let rings: Vec<Vec<(usize, u32)>> = paths
+                .iter()
+                .map(|p| p.iter().map(|&l| (l, 1)).collect())
+                .collect();
+            let a = ring_rates(&rings, &cap);
+            let b = max_min_rates(&paths, &cap);
+            for (x, y) in a.iter().zip(&b) {
+                assert!(
+                    (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                    "case {case}: {a:?} vs {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

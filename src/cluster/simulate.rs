@@ -799,19 +799,18 @@ fn route_all(
 /// advance together (an iteration waits for its slowest ring), so the job shares the fabric as one
 /// synchronous collective.
 fn ring_paths(inst: &Instance, routing: &Routing, i: usize) -> Vec<JobLinks> {
-    let mut links: Vec<(usize, u32)> = Vec::new();
-    let mut at: std::collections::HashMap<usize, usize> = Default::default();
+    let mut crossed: Vec<usize> = Vec::new();
     for &ring in &inst.jobs[i].1 {
         for &f in &inst.rings[ring].flows {
-            for l in inst.flows[f].path(&inst.fabric, routing.0[f]) {
-                match at.get(&l) {
-                    Some(&x) => links[x].1 += 1,
-                    None => {
-                        at.insert(l, links.len());
-                        links.push((l, 1));
-                    }
-                }
-            }
+            crossed.extend(inst.flows[f].path(&inst.fabric, routing.0[f]));
+        }
+    }
+    crossed.sort_unstable();
+    let mut links: JobLinks = Vec::new();
+    for l in crossed {
+        match links.last_mut() {
+            Some((last, n)) if *last == l => *n += 1,
+            _ => links.push((l, 1)),
         }
     }
     vec![links]

@@ -152,12 +152,82 @@ struct Search {
     floor: f64,
     /// Heuristics seeded so far (of [`SEEDS`]).
     seeded: usize,
+    /// The heuristics' routings computed so far, in seed order: they depend on the instance only,
+    /// so a search hands them to the next search of the same instance (prelude, then main).
+    heuristics: Vec<Routing>,
 }
 
 /// The heuristics the search starts from.
 const SEEDS: usize = 4;
 
 impl Search {
+    /// A search of `inst` for `objective` within `budget` nodes, not started.
+    fn new(inst: &Instance, objective: Objective, budget: u64) -> Search {
+        let cap = inst.capacities();
+        let (order, class_prev) = order_and_classes(inst);
+        let mut search = Search {
+            objective,
+            order,
+            class_prev,
+            spine_class: spine_classes(inst),
+            routing: vec![None; inst.flows.len()],
+            load: vec![0; cap.len()],
+            cap,
+            spine_used: vec![0; inst.fabric.num_spines as usize],
+            best: Routing(vec![None; inst.flows.len()]),
+            best_value: Value::Cost(f64::INFINITY),
+            nodes: 0,
+            budget,
+            exhausted: false,
+            ceiling: None,
+            nic_share: nic_share(inst),
+            count: None,
+            best_profile: None,
+            stopped: false,
+            stack: Vec::new(),
+            cursor: Cursor::Enter,
+            floor: 0.0,
+            seeded: 0,
+            heuristics: Vec::new(),
+        };
+        if objective == Objective::MinMakespan {
+            search.floor = crowded_tor_s(inst, &search.cap);
+        }
+        search
+    }
+
+    /// A fresh search of the same instance for another objective and budget (what depends on the
+    /// instance alone is copied, not recomputed; the floor only serves the makespan, which never
+    /// comes this way).
+    fn like(&self, objective: Objective, budget: u64) -> Search {
+        debug_assert!(objective != Objective::MinMakespan);
+        Search {
+            objective,
+            order: self.order.clone(),
+            class_prev: self.class_prev.clone(),
+            spine_class: self.spine_class.clone(),
+            cap: self.cap.clone(),
+            routing: vec![None; self.routing.len()],
+            load: vec![0; self.load.len()],
+            spine_used: vec![0; self.spine_used.len()],
+            best: Routing(vec![None; self.routing.len()]),
+            best_value: Value::Cost(f64::INFINITY),
+            nodes: 0,
+            budget,
+            exhausted: false,
+            ceiling: None,
+            nic_share: self.nic_share,
+            count: None,
+            best_profile: None,
+            stopped: false,
+            stack: Vec::new(),
+            cursor: Cursor::Enter,
+            floor: 0.0,
+            seeded: 0,
+            heuristics: self.heuristics.clone(),
+        }
+    }
+
     fn value(&self, inst: &Instance, routing: &Routing) -> Value {
         match self.objective {
             Objective::FlowLex | Objective::JobLex => {
@@ -503,22 +573,15 @@ impl Search {
         while self.seed_step(inst) {}
     }
 
-    /// Seed with the next heuristic (greedy, capacity-aware greedy, ECMP, edge colouring); after
-    /// the last, set the ceiling. False when seeding was done already.
+    /// Seed with the next heuristic (greedy, edge colouring, capacity-aware greedy, ECMP), with the
+    /// ceiling set before the first. False when seeding was done already. Once the incumbent meets
+    /// the ceiling (or the counting bound) no later heuristic can beat it, so the rest are skipped:
+    /// the incumbent is the one that seeding them all would keep (the first of the best).
     fn seed_step(&mut self, inst: &Instance) -> bool {
-        let r = match self.seeded {
-            0 => greedy(inst),
-            1 => greedy_capacity_aware(inst),
-            2 => ecmp(inst),
-            3 => edge_coloring(inst),
-            _ => return false,
-        };
-        let v = self.value(inst, &r);
-        if self.seeded == 0 || v.cmp(&self.best_value) == Ordering::Greater {
-            self.set_best(r, v);
+        if self.seeded >= SEEDS {
+            return false;
         }
-        self.seeded += 1;
-        if self.seeded == SEEDS {
+        if self.seeded == 0 {
             // A bound the incumbent meets ends the search at once. For the lexicographic
             // objectives: the value of the NIC-only allocation (no routing beats it; a routing
             // that reaches it is optimal).
@@ -529,6 +592,27 @@ impl Search {
                 }
                 _ => Some(Value::Cost(root_bound(inst, self.objective, &self.cap))),
             };
+        }
+        let r = match self.heuristics.get(self.seeded) {
+            Some(r) => r.clone(),
+            None => {
+                let r = match self.seeded {
+                    0 => greedy(inst),
+                    1 => edge_coloring(inst),
+                    2 => greedy_capacity_aware(inst),
+                    _ => ecmp(inst),
+                };
+                self.heuristics.push(r.clone());
+                r
+            }
+        };
+        let v = self.value(inst, &r);
+        if self.seeded == 0 || v.cmp(&self.best_value) == Ordering::Greater {
+            self.set_best(r, v);
+        }
+        self.seeded += 1;
+        if self.settled() {
+            self.seeded = SEEDS;
         }
         true
     }
@@ -782,42 +866,14 @@ pub struct ExactRun {
 impl ExactRun {
     /// A search of `inst` for `objective` within `node_budget` nodes, not started.
     pub fn new(inst: &Instance, objective: Objective, node_budget: u64) -> ExactRun {
-        let cap = inst.capacities();
-        let (order, class_prev) = order_and_classes(inst);
-        let mut search = Search {
-            objective,
-            order,
-            class_prev,
-            spine_class: spine_classes(inst),
-            routing: vec![None; inst.flows.len()],
-            load: vec![0; cap.len()],
-            cap,
-            spine_used: vec![0; inst.fabric.num_spines as usize],
-            best: Routing(vec![None; inst.flows.len()]),
-            best_value: Value::Cost(f64::INFINITY),
-            nodes: 0,
-            budget: node_budget,
-            exhausted: false,
-            ceiling: None,
-            nic_share: nic_share(inst),
-            count: None,
-            best_profile: None,
-            stopped: false,
-            stack: Vec::new(),
-            cursor: Cursor::Enter,
-            floor: 0.0,
-            seeded: 0,
-        };
-        if objective == Objective::MinMakespan {
-            search.floor = crowded_tor_s(inst, &search.cap);
-        }
+        let search = Search::new(inst, objective, node_budget);
         let prelude = if matches!(objective, Objective::FlowLex | Objective::JobLex) {
             // The least possible max load, proven, gives the flow-lex optimum's least rate.
-            Some(Box::new(ExactRun::new(
-                inst,
-                Objective::MinMaxLinkLoad,
-                node_budget.clamp(1, 200_000),
-            )))
+            Some(Box::new(ExactRun {
+                search: search.like(Objective::MinMaxLinkLoad, node_budget.clamp(1, 200_000)),
+                prelude: None,
+                delegate: None,
+            }))
         } else {
             // Seeded by the first advance, or a heuristic at a time by `seed_step`.
             None
@@ -838,20 +894,28 @@ impl ExactRun {
             if !p.advance(inst, watch) {
                 return false;
             }
-            let least = self.prelude.take().map(|p| p.optimum(inst));
+            let least = self.prelude.take().map(|mut p| {
+                self.search.heuristics = std::mem::take(&mut p.search.heuristics);
+                p.optimum(inst)
+            });
             if let Some(least) = least.filter(|l| l.proven) {
                 let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
                 let count = CountBound::new(inst, k);
                 if self.search.objective == Objective::FlowLex {
                     self.search.count = count;
-                } else if count.is_some_and(|cb| cb.every_job_at_z1(inst)) {
+                } else if count.as_ref().is_some_and(|cb| cb.every_job_at_z1(inst)) {
                     // Every job's bottleneck is z1 in every routing that reaches z1: no job
                     // vector beats the flow-lex optimum's, and job-lex breaks the tie by flow-lex.
-                    let d = self.delegate.insert(Box::new(ExactRun::new(
-                        inst,
-                        Objective::FlowLex,
-                        self.search.budget,
-                    )));
+                    // That search's own prelude would prove the same least max load within the
+                    // same budget, so it starts from this one's counting bound.
+                    let mut flow_lex = self.search.like(Objective::FlowLex, self.search.budget);
+                    flow_lex.count = count;
+                    flow_lex.heuristics = std::mem::take(&mut self.search.heuristics);
+                    let d = self.delegate.insert(Box::new(ExactRun {
+                        search: flow_lex,
+                        prelude: None,
+                        delegate: None,
+                    }));
                     return d.advance(inst, watch);
                 }
             }
@@ -1113,6 +1177,7 @@ mod tests {
                     cursor: Cursor::Done,
                     floor: 0.0,
                     seeded: SEEDS,
+                    heuristics: Vec::new(),
                 };
                 let best = all
                     .iter()

@@ -1,5 +1,5 @@
 //! The exact routing optimizer (docs/routing.md 3.4): depth-first branch and bound over the inter-ToR
-//! flows, seeded with the best of ECMP, greedy and capacity-aware greedy, with symmetry breaking
+//! flows, seeded with the best of greedy, edge colouring, capacity-aware greedy and ECMP, with symmetry breaking
 //! (interchangeable spines, interchangeable flows of one class) and a bound per objective. It
 //! proves optimality when the search completes or the incumbent meets a bound; when the node budget
 //! runs out it returns the best routing found with `proven: false` and the root bound, never an

@@ -17,6 +17,7 @@ pub mod permalink;
 pub mod presets;
 pub mod routing;
 pub mod session;
+pub mod text;
 pub mod tour;
 pub mod view;
 

@@ -7,7 +7,8 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // As the operating system gives them: a file name need not be UTF-8.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let code = libra_studio::cli::run(&args, &mut std::io::stdout(), &mut std::io::stderr());
     std::process::exit(code);
 }

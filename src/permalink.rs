@@ -604,7 +604,7 @@ mod tests {
             view: View::Routing,
             route: RouteLink {
                 setup: RoutePreset::DegradedLink.setup(),
-                algorithm: 3,
+                algorithm: crate::routing::Algorithm::Optimal,
             },
             pinned: Some(presets::libra_scenario(
                 LibraWorkload::Dlrm,

@@ -121,7 +121,7 @@ fn errors_name_file_line_and_field() {
     ));
     args.extend(["--bw".into(), "1,2,3,4".into()]);
     let (code, out, err) = run(&args);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1, "a bad input file is exit 1");
     assert!(out.is_empty());
     assert!(
         err.contains(
@@ -138,14 +138,17 @@ fn errors_name_file_line_and_field() {
     args.extend(["--bw".into(), "1,2,3,4".into()]);
     let (code, _, err) = run(&args);
     std::fs::remove_file(&bad).ok();
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("line 1: a layer needs 12 fields"), "{err}");
 
     let mut args = vec!["evaluate".to_string()];
     args.extend(gpt3_4d());
     args.extend(["--bw".into(), "1,0,3,4".into()]);
     let (code, _, err) = run(&args);
-    assert_eq!(code, 2);
+    assert_eq!(
+        code, 1,
+        "a well-formed value the model refuses is bad input"
+    );
     assert!(
         err.contains("dimension 2: bandwidth must be a positive"),
         "{err}"
@@ -162,6 +165,12 @@ fn optimize_expresses_libras_constraint_sets() {
     let mut args = vec!["optimize".to_string()];
     args.extend(gpt3_4d());
     args.extend(["--total-bw".into(), "500".into()]);
+    // Without --timings the output is the same from run to run (no wall time in it).
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(run(&args).1, out);
+    assert!(!out.contains("solve_us"), "{out}");
+    args.push("--timings".into());
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -228,7 +237,7 @@ fn optimize_by_projected_gradient_reaches_the_same_certified_optimum() {
 }
 
 #[test]
-fn optimize_names_conflicting_constraints_with_exit_2() {
+fn optimize_names_conflicting_constraints_with_exit_1() {
     let mut args = vec!["optimize".to_string()];
     args.extend(gpt3_4d());
     for a in [
@@ -244,7 +253,7 @@ fn optimize_names_conflicting_constraints_with_exit_2() {
         args.push(a.into());
     }
     let (code, out, err) = run(&args);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1, "an infeasible problem is exit 1");
     assert!(out.is_empty());
     assert!(
         err.contains("the constraints conflict: total bandwidth = 100 GB/s; B1 >= 60; B2 >= 50"),
@@ -314,7 +323,7 @@ fn routing_efficiency_scales_a_dimensions_bandwidth_in_time_not_in_cost() {
     opt.push("--efficiency".into());
     opt.push("4=1.5".into());
     let (code, _, err) = run(&opt);
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         err.contains("routing efficiency must be in (0, 1]"),
         "{err}"
@@ -402,7 +411,8 @@ fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
 
 #[test]
 fn codesign_says_which_limit_fails() {
-    for (list, needle) in [
+    // Exit 1: the problem has no answer; exit 2: the options are wrong.
+    for (list, needle, want) in [
         (
             vec![
                 "codesign",
@@ -414,6 +424,7 @@ fn codesign_says_which_limit_fails() {
                 "1e7",
             ],
             "no parallelism of GPT-3 175B on 16 NPUs fits 80 GB of HBM",
+            1,
         ),
         (
             vec![
@@ -426,12 +437,14 @@ fn codesign_says_which_limit_fails() {
                 "1e7",
             ],
             "4099 NPUs have no shape of 2 to 4 dimensions within the tier limits",
+            1,
         ),
         (
             vec![
                 "codesign", "--model", "gpt5", "--npus", "64", "--budget", "1e7",
             ],
             "unknown model \"gpt5\"",
+            2,
         ),
         (
             vec![
@@ -446,12 +459,14 @@ fn codesign_says_which_limit_fails() {
                 "1:2:3",
             ],
             "not both",
+            2,
         ),
         (
             vec![
                 "codesign", "--model", "custom", "--npus", "64", "--budget", "1e7", "--layers", "8",
             ],
             "a custom model needs --hidden",
+            2,
         ),
         (
             vec![
@@ -470,10 +485,11 @@ fn codesign_says_which_limit_fails() {
                 "R4 x SW1024",
             ],
             "--tp x --pp x --dp = 512, but --npus is 4096",
+            2,
         ),
     ] {
         let (code, out, err) = run(&args(&list));
-        assert_eq!(code, 2, "{list:?}: {out}");
+        assert_eq!(code, want, "{list:?}: {out}");
         assert!(err.contains(needle), "{list:?}: {err}");
     }
     // A custom model that fits.
@@ -633,7 +649,7 @@ fn trace_and_simulate_a_cluster_over_time() {
     t["jobs"][3]["id"] = t["jobs"][1]["id"].clone();
     std::fs::write(&path, t.to_string()).unwrap();
     let (code, _, err) = run(&args(&["simulate", file]));
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(
         err.contains("jobs[3]: id 1 is used twice (first by jobs[1])"),
         "{err}"
@@ -647,7 +663,7 @@ fn trace_and_simulate_a_cluster_over_time() {
         "--mix",
         "gpt3",
     ]));
-    assert_eq!(code, 2);
+    assert_eq!(code, 1);
     assert!(err.contains("needs 256 NICs; the cluster has 8"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -699,4 +715,134 @@ fn sweep_runs_the_papers_axes_for_every_policy() {
         err.contains("not failed-spines, ring-size or concurrent-jobs"),
         "{err}"
     );
+}
+
+/// Run with `stdin` piped in.
+fn run_with_input(args: &[String], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run libra-studio");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_command_line_follows_the_conventions() {
+    let dir = std::env::temp_dir().join(format!("libra-conventions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut evaluate = vec!["evaluate".to_string()];
+    evaluate.extend(gpt3_4d());
+    evaluate.extend(["--bw".into(), "200,100,50,150".into()]);
+    let (code, want, err) = run(&evaluate);
+    assert_eq!(code, 0, "{err}");
+
+    // `-` reads standard input, wherever a file is read; only one input can be `-`.
+    let network = std::fs::read_to_string(inputs("network", "4d_network.yml")).unwrap();
+    let mut piped = evaluate.clone();
+    let at = piped.iter().position(|a| a == "--network").unwrap() + 1;
+    piped[at] = "-".into();
+    let (code, out, err) = run_with_input(&piped, &network);
+    assert_eq!(code, 0, "{err}");
+    let unnamed = |text: &str| {
+        let mut v: Value = serde_json::from_str(text).unwrap();
+        v.as_object_mut().unwrap().remove("scenario");
+        v
+    };
+    assert_eq!(unnamed(&out), unnamed(&want));
+    assert!(out.contains("\"GPT_3 on stdin\""), "{out}");
+    let at = piped.iter().position(|a| a == "--cost").unwrap() + 1;
+    piped[at] = "-".into();
+    let (code, _, err) = run_with_input(&piped, &network);
+    assert_eq!(code, 1);
+    assert!(err.contains("only one input can be `-`"), "{err}");
+
+    // A scenario JSON from standard input, saved on Windows (byte order mark, CRLF).
+    let (_, scenario, _) = run(&{
+        let mut a = vec!["scenario".to_string()];
+        a.extend(gpt3_4d());
+        a
+    });
+    let windows = format!("\u{feff}{}", scenario.replace('\n', "\r\n"));
+    let (code, out, err) = run_with_input(
+        &args(&["evaluate", "--scenario", "-", "--bw", "200,100,50,150"]),
+        &windows,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, want);
+
+    // Wall time only with --timings, so that repeated runs diff clean.
+    let (code, scenario_json, _) = run(&args(&["route-scenario", "--seed", "4"]));
+    assert_eq!(code, 0);
+    let route = dir.join("--odd name.json");
+    std::fs::write(&route, &scenario_json).unwrap();
+    let route = route.to_str().unwrap();
+    // `--` ends the options: a file whose name starts with `--` is read as a file.
+    let plain = args(&["route", "--algorithm", "edge-coloring", "--", route]);
+    let (code, first, err) = run(&plain);
+    assert_eq!(code, 0, "{err}");
+    assert!(!first.contains("routing_us"), "{first}");
+    assert_eq!(run(&plain).1, first);
+    let (code, timed, err) = run(&args(&[
+        "route",
+        "--algorithm",
+        "edge-coloring",
+        "--timings",
+        "--",
+        route,
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&timed).unwrap();
+    assert!(v["routing_us"].as_f64().unwrap() >= 0.0);
+    assert_eq!(v["algorithm"], "edge-coloring");
+
+    // Extra positional arguments are refused (exit 2), naming them.
+    let mut extra = evaluate.clone();
+    extra.push("stray.yml".into());
+    let (code, _, err) = run(&extra);
+    assert_eq!(code, 2);
+    assert!(err.contains("unexpected argument \"stray.yml\""), "{err}");
+    let (code, _, err) = run(&args(&["route", route, route]));
+    assert_eq!(code, 2, "{err}");
+
+    // A file name that is not UTF-8 is read, and named (its stray byte replaced) when missing.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let odd = dir.join(std::ffi::OsStr::from_bytes(b"sc\xe9nario.json"));
+        std::fs::write(&odd, &scenario).unwrap();
+        let out = Command::new(BIN)
+            .arg("evaluate")
+            .arg("--scenario")
+            .arg(&odd)
+            .args(["--bw", "200,100,50,150"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{:?}", out);
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+        std::fs::remove_file(&odd).unwrap();
+        let out = Command::new(BIN)
+            .arg("simulate")
+            .arg(&odd)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("sc\u{fffd}nario.json"), "{err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

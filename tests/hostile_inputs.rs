@@ -76,6 +76,12 @@ fn json(out: &str) -> Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
+/// Refused as the command line's conventions say: 1 for input the model refuses, 2 for a
+/// malformed command line (tests/cli.rs checks which is which); never 0, never a crash.
+fn refused(code: i32) -> bool {
+    matches!(code, 1 | 2)
+}
+
 #[test]
 fn a_far_budget_or_bound_is_not_mistaken_for_a_forced_zero() {
     // Both said "the constraints force B1 to 0" for a feasible problem (finding 5).
@@ -213,7 +219,7 @@ fn routing_sizes_are_refused_by_name_before_any_allocation() {
         ),
     ] {
         let (code, out, err) = run(&args);
-        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(refused(code), "{args:?}: {out}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
     // The same sizes inside a route JSON.
@@ -243,7 +249,7 @@ fn routing_sizes_are_refused_by_name_before_any_allocation() {
         std::fs::write(&path, v.to_string()).unwrap();
         for algorithm in ["greedy", "ecmp"] {
             let (code, _, err) = run(&["route", path.to_str().unwrap(), "--algorithm", algorithm]);
-            assert_eq!(code, 2);
+            assert!(refused(code));
             assert!(err.contains(says), "{err}");
         }
     }
@@ -317,7 +323,7 @@ fn the_codesign_refuses_what_would_run_for_minutes_and_names_it() {
         "--budgets",
         "1e6:1e8:10000",
     ]);
-    assert_eq!(code, 2);
+    assert!(refused(code));
     assert!(
         err.contains("the number of budgets must be from 1 to 64, got 10000"),
         "{err}"
@@ -332,7 +338,7 @@ fn the_codesign_refuses_what_would_run_for_minutes_and_names_it() {
         "--budget",
         "1e7",
     ]);
-    assert_eq!(code, 2);
+    assert!(refused(code));
     assert!(err.contains("4294967295 NPUs"), "{err}");
     let (code, _, err) = run(&[
         "codesign",
@@ -353,7 +359,7 @@ fn the_codesign_refuses_what_would_run_for_minutes_and_names_it() {
         "--global-batch",
         "1",
     ]);
-    assert_eq!(code, 2, "{err}");
+    assert!(refused(code), "{err}");
 }
 
 /// Traces at and beyond their limits: refused by name, quickly.
@@ -399,7 +405,7 @@ fn hostile_traces_are_refused_by_name() {
         ),
     ] {
         let (code, out, err) = run(&args);
-        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(refused(code), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}");
         assert!(err.contains(says), "{args:?}: {err}");
     }
@@ -425,19 +431,19 @@ fn hostile_traces_are_refused_by_name() {
     std::fs::write(&path, t.to_string()).unwrap();
     let file = path.to_str().unwrap();
     let (code, _, err) = run(&["simulate", file]);
-    assert_eq!(code, 2);
+    assert!(refused(code));
     assert!(err.contains("cannot finish"), "{err}");
     t["failures"] = serde_json::json!([{"spine": 9, "at_s": 0}]);
     std::fs::write(&path, t.to_string()).unwrap();
     let (code, _, err) = run(&["simulate", file]);
-    assert_eq!(code, 2);
+    assert!(refused(code));
     assert!(
         err.contains("failures[0]: spine 9 is not among the 2 spines"),
         "{err}"
     );
     std::fs::write(&path, "{\"network\": 3}").unwrap();
     let (code, _, err) = run(&["simulate", file]);
-    assert_eq!(code, 2);
+    assert!(refused(code));
     assert!(err.contains(file), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

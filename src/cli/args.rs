@@ -1,13 +1,16 @@
-//! A small command-line option parser: `--name value`, `--name=value`, repeated options and flags.
+//! A small command-line option parser following the usual conventions: `--name value`,
+//! `--name=value`, repeated options and flags, `--` ending the options, and arguments that are not
+//! UTF-8 (file names) kept as the operating system gave them.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 
 /// Parsed options of one subcommand.
 #[derive(Debug, Default)]
 pub struct Args {
-    values: BTreeMap<String, Vec<String>>,
+    values: BTreeMap<String, Vec<OsString>>,
     flags: Vec<String>,
-    pub positional: Vec<String>,
+    pub positional: Vec<OsString>,
 }
 
 /// A usage error, shown with a pointer to --help.
@@ -23,35 +26,64 @@ pub enum ArgError {
     Required(&'static str),
     #[error("--{option}: {message}")]
     Bad { option: String, message: String },
+    #[error("--{0}: the value is not valid UTF-8")]
+    NotUtf8(String),
+    #[error("unexpected argument \"{0}\"")]
+    Unexpected(String),
+    /// A command's one file is missing; the text says which and how to give it.
+    #[error("{0}")]
+    MissingFile(&'static str),
+}
+
+/// `--name=value` split at its first `=`, the value kept as given (it may be a file name that is
+/// not UTF-8); None when `arg` is not an option.
+fn split_option(arg: &OsStr) -> Option<(String, Option<OsString>)> {
+    let bytes = arg.as_encoded_bytes();
+    let body = bytes.strip_prefix(b"--")?;
+    let (name, value) = match body.iter().position(|b| *b == b'=') {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let name = std::str::from_utf8(name).ok()?.to_string();
+    // Splitting at an ASCII byte keeps both halves valid encoded strings.
+    let value = value.map(|v| {
+        // SAFETY: `v` is `arg`'s encoding after an ASCII '=', so a valid encoded string.
+        unsafe { OsStr::from_encoded_bytes_unchecked(v) }.to_os_string()
+    });
+    Some((name, value))
 }
 
 impl Args {
     /// Parse `args` knowing which options take a value and which are flags.
-    pub fn parse(args: &[String], valued: &[&str], flags: &[&str]) -> Result<Args, ArgError> {
+    pub fn parse<S: AsRef<OsStr>>(
+        args: &[S],
+        valued: &[&str],
+        flags: &[&str],
+    ) -> Result<Args, ArgError> {
         let mut out = Args::default();
-        let mut it = args.iter();
+        let mut it = args.iter().map(AsRef::as_ref);
         while let Some(arg) = it.next() {
-            let Some(body) = arg.strip_prefix("--") else {
-                out.positional.push(arg.clone());
+            if arg == "--" {
+                out.positional.extend(it.by_ref().map(OsStr::to_os_string));
+                break;
+            }
+            let Some((name, inline)) = split_option(arg) else {
+                out.positional.push(arg.to_os_string());
                 continue;
             };
-            let (name, inline) = match body.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (body, None),
-            };
-            if flags.contains(&name) && inline.is_none() {
-                out.flags.push(name.to_string());
-            } else if valued.contains(&name) {
+            if flags.contains(&name.as_str()) && inline.is_none() {
+                out.flags.push(name);
+            } else if valued.contains(&name.as_str()) {
                 let value = match inline {
                     Some(v) => v,
                     None => it
                         .next()
-                        .cloned()
-                        .ok_or_else(|| ArgError::MissingValue(name.to_string()))?,
+                        .map(OsStr::to_os_string)
+                        .ok_or_else(|| ArgError::MissingValue(name.clone()))?,
                 };
-                out.values.entry(name.to_string()).or_default().push(value);
+                out.values.entry(name).or_default().push(value);
             } else {
-                return Err(ArgError::Unknown(name.to_string()));
+                return Err(ArgError::Unknown(name));
             }
         }
         Ok(out)
@@ -59,9 +91,19 @@ impl Args {
 
     /// The single value of `name`, if given.
     pub fn one(&self, name: &str) -> Result<Option<&str>, ArgError> {
+        self.path(name)?
+            .map(|v| {
+                v.to_str()
+                    .ok_or_else(|| ArgError::NotUtf8(name.to_string()))
+            })
+            .transpose()
+    }
+
+    /// The single value of `name` as a file name (which need not be UTF-8), if given.
+    pub fn path(&self, name: &str) -> Result<Option<&OsStr>, ArgError> {
         match self.values.get(name).map(Vec::as_slice) {
             None | Some([]) => Ok(None),
-            Some([v]) => Ok(Some(v.as_str())),
+            Some([v]) => Ok(Some(v.as_os_str())),
             Some(_) => Err(ArgError::Repeated(name.to_string())),
         }
     }
@@ -70,9 +112,21 @@ impl Args {
         self.one(name)?.ok_or(ArgError::Required(name))
     }
 
+    pub fn required_path(&self, name: &'static str) -> Result<&OsStr, ArgError> {
+        self.path(name)?.ok_or(ArgError::Required(name))
+    }
+
     /// Every value of a repeatable option, in order.
-    pub fn all(&self, name: &str) -> &[String] {
-        self.values.get(name).map_or(&[], Vec::as_slice)
+    pub fn all(&self, name: &str) -> Result<Vec<&str>, ArgError> {
+        self.values
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(|v| {
+                v.to_str()
+                    .ok_or_else(|| ArgError::NotUtf8(name.to_string()))
+            })
+            .collect()
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -81,6 +135,24 @@ impl Args {
 
     pub fn has(&self, name: &str) -> bool {
         self.values.contains_key(name)
+    }
+
+    /// Refuse arguments that are not options (for commands that read no positional file).
+    pub fn no_positional(&self) -> Result<(), ArgError> {
+        match self.positional.first() {
+            Some(extra) => Err(ArgError::Unexpected(extra.to_string_lossy().into_owned())),
+            None => Ok(()),
+        }
+    }
+
+    /// The one positional file of a command that reads one (`missing` says what it is and how to
+    /// give it, for the error when it is missing); a second one is refused.
+    pub fn one_file(&self, missing: &'static str) -> Result<&OsStr, ArgError> {
+        match self.positional.as_slice() {
+            [path] => Ok(path.as_os_str()),
+            [] => Err(ArgError::MissingFile(missing)),
+            [_, extra, ..] => Err(ArgError::Unexpected(extra.to_string_lossy().into_owned())),
+        }
     }
 }
 
@@ -124,9 +196,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.one("bw"), Ok(Some("1,2")));
-        assert_eq!(a.all("min"), ["1=3", "2=4"]);
+        assert_eq!(a.all("min").unwrap(), ["1=3", "2=4"]);
         assert!(a.flag("latency"));
         assert_eq!(a.positional, ["x.json"]);
+        // `--` ends the options: what follows is positional, even when it looks like one.
+        let b = Args::parse(&strings(&["--bw", "1", "--", "--bw", "-"]), &["bw"], &[]).unwrap();
+        assert_eq!(b.one("bw"), Ok(Some("1")));
+        assert_eq!(b.positional, ["--bw", "-"]);
+        assert_eq!(b.no_positional(), Err(ArgError::Unexpected("--bw".into())));
         assert_eq!(a.one("min"), Err(ArgError::Repeated("min".into())));
     }
 
@@ -137,5 +214,21 @@ mod tests {
         assert_eq!(p(&["--bw"]), ArgError::MissingValue("bw".into()));
         assert_eq!(number_list("bw", "1, 2.5").unwrap(), vec![1.0, 2.5]);
         assert!(number_list("bw", "1,,2").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn file_names_that_are_not_utf8_are_kept() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = OsStr::from_bytes(b"caf\xe9.json");
+        let mut inline = OsString::from("--scenario=");
+        inline.push(name);
+        let a = Args::parse(&[inline.as_os_str()], &["scenario"], &[]).unwrap();
+        assert_eq!(a.path("scenario"), Ok(Some(name)));
+        assert_eq!(a.one("scenario"), Err(ArgError::NotUtf8("scenario".into())));
+        let b = Args::parse(&[OsStr::new("--scenario"), name], &["scenario"], &[]).unwrap();
+        assert_eq!(b.path("scenario"), Ok(Some(name)));
+        let c = Args::parse(&[name], &[], &[]).unwrap();
+        assert_eq!(c.one_file("route FILE"), Ok(name));
     }
 }

@@ -8,6 +8,7 @@ use crate::cluster::sweep::{sweep, Axis};
 use crate::cluster::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
 use crate::cluster::{simulate, Policy, Reroute, SimOptions};
 use crate::routing::paper_jobs::PaperModel;
+use std::ffi::OsString;
 
 fn number<T: std::str::FromStr>(
     args: &Args,
@@ -27,11 +28,9 @@ fn number<T: std::str::FromStr>(
 /// --compute-s C --ring-size R [--chunk-bytes B] [--mix gpt3,bloom,llama2] [--failed-spines F]
 /// [--failed-links L] [--fail-at S] [--recover-at S] [--link-gbps G] [--nic-gbps G] --seed K`: a generated trace as JSON. Defaults: the paper's
 /// fabric (64 x 32, 32 NICs per ToR, 400 Gb/s), 200 jobs at 0.5 per second, 10 iterations of 1 s.
-pub fn trace(args: &[String]) -> Result<String, Failure> {
+pub fn trace(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(args, &TRACE_OPTIONS, &[])?;
-    if let Some(extra) = args.positional.first() {
-        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
-    }
+    args.no_positional()?;
     let trace = generate(&spec(&args)?).map_err(Failure::input)?;
     Ok(serde_json::to_string_pretty(&trace).expect("json"))
 }
@@ -143,16 +142,14 @@ fn placement_of(args: &Args) -> Result<Placement, ArgError> {
 /// `sweep --axis failed-spines|ring-size|concurrent-jobs [trace options] [--policies
 /// ecmp,greedy,...] [--reroute ...] [--placement ...]`: the paper's axes, every policy on the same
 /// traces, as JSON rows.
-pub fn sweep_cmd(args: &[String]) -> Result<String, Failure> {
+pub fn sweep_cmd(args: &[OsString]) -> Result<String, Failure> {
     let valued: Vec<&str> = TRACE_OPTIONS
         .iter()
         .chain(&["axis", "policies", "reroute", "placement"])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &[])?;
-    if let Some(extra) = args.positional.first() {
-        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
-    }
+    args.no_positional()?;
     let axis = args.required("axis")?;
     let axis = Axis::from_key(axis).ok_or_else(|| ArgError::Bad {
         option: "axis".into(),
@@ -181,23 +178,21 @@ pub fn sweep_cmd(args: &[String]) -> Result<String, Failure> {
 
 /// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal
 /// [--reroute arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]`.
-pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
+pub fn simulate_cmd(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(
         args,
         &["policy", "reroute", "placement", "controller-delay"],
-        &["timeline"],
+        &["timeline", "timings"],
     )?;
-    let [path] = args.positional.as_slice() else {
-        return Err(Failure::Usage(
-            "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp".into(),
-        ));
-    };
+    let path = args.one_file(
+        "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp",
+    )?;
+    let name = inputs::shown(path);
     let policy = policy_of(args.one("policy")?.unwrap_or("greedy"))?;
     let reroute = reroute_of(&args)?;
     let placement = placement_of(&args)?;
     let text = inputs::read(path)?;
-    let trace: Trace = serde_json::from_str(text.trim_start_matches('\u{feff}'))
-        .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    let trace = Trace::from_json(&text).map_err(|e| Failure::Input(format!("{name}: {e}")))?;
     let mut result = simulate(
         &trace,
         &SimOptions {
@@ -206,13 +201,19 @@ pub fn simulate_cmd(args: &[String]) -> Result<String, Failure> {
             ..SimOptions::new(policy, reroute)
         },
     )
-    .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+    .map_err(|e| Failure::Input(format!("{name}: {e}")))?;
     if !args.flag("timeline") {
         result.timeline.clear();
     }
     let mut value = serde_json::to_value(&result).expect("json");
-    if !args.flag("timeline") {
-        value.as_object_mut().map(|o| o.remove("timeline"));
+    if let Some(o) = value.as_object_mut() {
+        if !args.flag("timeline") {
+            o.remove("timeline");
+        }
+        // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+        if !args.flag("timings") {
+            o.remove("controller_s");
+        }
     }
     Ok(serde_json::to_string_pretty(&value).expect("json"))
 }

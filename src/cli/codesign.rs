@@ -15,6 +15,7 @@ use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::network::Network;
 use crate::presets;
 use serde_json::json;
+use std::ffi::OsString;
 
 /// The options that describe the model (shared by `codesign` and `scenario --model`).
 const MODEL_OPTIONS: [&str; 13] = [
@@ -135,11 +136,12 @@ fn npus(args: &Args) -> Result<u32, ArgError> {
 
 /// The cost tiers: `--cost COST.yml`, else LIBRA's 4D cost model (with the physical defaults).
 fn costs(args: &Args) -> Result<CostModel, Failure> {
-    match args.one("cost")? {
+    match args.path("cost")? {
         None => Ok(presets::libra_4d_cost_model()),
         Some(path) => {
-            let text = super::inputs::read(path).map_err(Failure::input)?;
-            cost_model_from_yaml(&text).map_err(|e| Failure::Input(format!("{path}: {e}")))
+            let text = super::inputs::read(path)?;
+            cost_model_from_yaml(&text)
+                .map_err(|e| Failure::Input(format!("{}: {e}", super::inputs::shown(path))))
         }
     }
 }
@@ -163,16 +165,14 @@ fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
 }
 
 /// `codesign`: the co-design front, winners and ranked table as JSON.
-pub fn codesign(args: &[String]) -> Result<String, Failure> {
+pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     let valued: Vec<&str> = MODEL_OPTIONS
         .iter()
         .chain(&["budget", "budgets", "rank-budget", "shape", "cost"])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3", "timings"])?;
-    if let Some(extra) = args.positional.first() {
-        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
-    }
+    args.no_positional()?;
     let (t, memory) = model(&args)?;
     let npus = npus(&args)?;
     let hbm_gb = match args.one("hbm-gb")? {
@@ -220,7 +220,7 @@ pub fn codesign(args: &[String]) -> Result<String, Failure> {
 }
 
 /// `scenario --model ...`: one co-design candidate as Scenario JSON.
-pub fn scenario(args: &[String]) -> Result<String, Failure> {
+pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
     let valued: Vec<&str> = MODEL_OPTIONS
         .iter()
         .chain(&[
@@ -236,9 +236,7 @@ pub fn scenario(args: &[String]) -> Result<String, Failure> {
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3"])?;
-    if let Some(extra) = args.positional.first() {
-        return Err(Failure::Usage(format!("unexpected argument \"{extra}\"")));
-    }
+    args.no_positional()?;
     let (t, _) = model(&args)?;
     let npus = npus(&args)?;
     let degree = |o: &'static str| whole(&args, o)?.ok_or(ArgError::Required(o));

@@ -7,6 +7,7 @@ use crate::model::scenario::{Evaluation, Scenario, TotalBandwidth};
 use crate::model::PhaseKind;
 use crate::optimize::uniform_split;
 use serde_json::{json, Value};
+use std::ffi::OsString;
 
 /// The bandwidths to evaluate: `--bw`, or the uniform split of the scenario's total bandwidth.
 fn bandwidths(args: &Args, sc: &Scenario) -> Result<Vec<f64>, InputError> {
@@ -91,13 +92,15 @@ pub fn evaluation_json(sc: &Scenario, ev: &Evaluation) -> Value {
     })
 }
 
-fn parse(args: &[String], extra: &[&str]) -> Result<Args, ArgError> {
+fn parse(args: &[OsString], extra: &[&str]) -> Result<Args, ArgError> {
     let valued: Vec<&str> = SCENARIO_OPTIONS.iter().chain(extra).copied().collect();
-    Args::parse(args, &valued, &SCENARIO_FLAGS)
+    let args = Args::parse(args, &valued, &SCENARIO_FLAGS)?;
+    args.no_positional()?;
+    Ok(args)
 }
 
 /// `evaluate`: the JSON evaluation of a scenario at one bandwidth vector.
-pub fn evaluate(args: &[String]) -> Result<String, Failure> {
+pub fn evaluate(args: &[OsString]) -> Result<String, Failure> {
     let args = parse(args, &["bw"])?;
     let sc = inputs::scenario(&args)?;
     let bw = bandwidths(&args, &sc)?;
@@ -106,7 +109,7 @@ pub fn evaluate(args: &[String]) -> Result<String, Failure> {
 }
 
 /// `scenario`: the Scenario JSON equivalent to LIBRA's input files.
-pub fn scenario(args: &[String]) -> Result<String, Failure> {
+pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
     let args = parse(args, &["total-bw"])?;
     let mut sc = inputs::scenario(&args)?;
     if let Some(t) = args.one("total-bw")? {

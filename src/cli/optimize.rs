@@ -7,6 +7,7 @@ use crate::model::scenario::{Objective, Scenario, TotalBandwidth};
 use crate::optimize::sweep::{budget_range, pareto as sweep_pareto, uniform};
 use crate::optimize::{compile, solve, Method, SolveOptions};
 use serde_json::json;
+use std::ffi::OsString;
 use std::time::Instant;
 
 const CONSTRAINT_OPTIONS: [&str; 11] = [
@@ -103,13 +104,13 @@ fn constrain(sc: &mut Scenario, args: &Args) -> Result<(), ArgError> {
     if let Some(b) = args.one("budget")? {
         sc.constraints.budget_usd = Some(number("budget", b)?);
     }
-    for text in args.all("efficiency") {
+    for text in args.all("efficiency")? {
         let (d, v) = bound("efficiency", text, dims)?;
         sc.efficiency.resize(dims, None);
         sc.efficiency[d - 1] = Some(v);
     }
     for (option, field) in [("min", 0), ("max", 1)] {
-        for text in args.all(option) {
+        for text in args.all(option)? {
             let (d, v) = bound(option, text, dims)?;
             let list = if field == 0 {
                 &mut sc.constraints.min_gbps
@@ -122,7 +123,7 @@ fn constrain(sc: &mut Scenario, args: &Args) -> Result<(), ArgError> {
     }
     sc.constraints
         .linear
-        .extend(args.all("constraint").iter().cloned());
+        .extend(args.all("constraint")?.into_iter().map(String::from));
     let target = args
         .one("time-target")?
         .map(|t| number("time-target", t))
@@ -174,7 +175,7 @@ fn options(args: &Args) -> Result<SolveOptions, ArgError> {
     Ok(opts)
 }
 
-fn parse(args: &[String], extra: &[&str], flags: &[&str]) -> Result<Args, ArgError> {
+fn parse(args: &[OsString], extra: &[&str], flags: &[&str]) -> Result<Args, ArgError> {
     let valued: Vec<&str> = SCENARIO_OPTIONS
         .iter()
         .chain(&CONSTRAINT_OPTIONS)
@@ -182,12 +183,14 @@ fn parse(args: &[String], extra: &[&str], flags: &[&str]) -> Result<Args, ArgErr
         .copied()
         .collect();
     let flags: Vec<&str> = SCENARIO_FLAGS.iter().chain(flags).copied().collect();
-    Args::parse(args, &valued, &flags)
+    let args = Args::parse(args, &valued, &flags)?;
+    args.no_positional()?;
+    Ok(args)
 }
 
 /// `optimize`: the optimal bandwidths as JSON.
-pub fn optimize(args: &[String]) -> Result<String, Failure> {
-    let args = parse(args, &[], &[])?;
+pub fn optimize(args: &[OsString]) -> Result<String, Failure> {
+    let args = parse(args, &[], &["timings"])?;
     let mut sc = inputs::scenario(&args)?;
     constrain(&mut sc, &args)?;
     let opts = options(&args)?;
@@ -228,16 +231,20 @@ pub fn optimize(args: &[String]) -> Result<String, Failure> {
         "gap": s.gap,
         "method": opts.method.key(),
         "iterations": s.iterations,
-        "solve_us": solve_us,
         "idle_dims": s.idle_dims.iter().map(|d| d + 1).collect::<Vec<_>>(),
         "uniform": base,
         "patterns": patterns,
     });
+    let mut out = out;
+    // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+    if args.flag("timings") {
+        out["solve_us"] = json!(solve_us);
+    }
     Ok(serde_json::to_string_pretty(&out).expect("json"))
 }
 
 /// `pareto`: the front of cost against time over `--budgets LO:HI:N`, as JSON or CSV.
-pub fn pareto(args: &[String]) -> Result<String, Failure> {
+pub fn pareto(args: &[OsString]) -> Result<String, Failure> {
     let args = parse(args, &["budgets"], &["csv"])?;
     let mut sc = inputs::scenario(&args)?;
     constrain(&mut sc, &args)?;

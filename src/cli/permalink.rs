@@ -4,16 +4,18 @@ use super::args::Args;
 use super::inputs::{self, SCENARIO_FLAGS, SCENARIO_OPTIONS};
 use super::Failure;
 use crate::permalink;
+use std::ffi::OsString;
 
 /// `permalink --scenario S.json` (or LIBRA's files) prints `#v1=...`; `permalink --decode FRAGMENT`
 /// prints the scenario JSON of a link (the whole URL or just its fragment).
-pub fn permalink(args: &[String]) -> Result<String, Failure> {
+pub fn permalink(args: &[OsString]) -> Result<String, Failure> {
     let valued: Vec<&str> = SCENARIO_OPTIONS
         .iter()
         .chain(&["decode", "base-url"])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &SCENARIO_FLAGS)?;
+    args.no_positional()?;
     if let Some(link) = args.one("decode")? {
         let fragment = link.split_once('#').map_or(link, |(_, f)| f);
         let sc = permalink::decode(fragment).map_err(Failure::input)?;
@@ -84,7 +86,7 @@ mod tests {
             assert!(err.contains(says) && err.contains("--base-url"), "{err}");
         }
         let (code, _, err) = run_with(&["permalink", "--decode", "#v1=garbage!"]);
-        assert_eq!(code, 2);
+        assert_eq!(code, 1, "a link that is not one is bad input");
         assert!(err.contains("'!' at position 7"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

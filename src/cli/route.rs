@@ -12,21 +12,12 @@ use crate::routing::paper_jobs::PaperModel;
 /// The most annealing moves `--moves` takes (about a minute natively).
 const MAX_MOVES: u64 = 1_000_000_000;
 use crate::routing::generate::{generate, Placement};
-use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, RouteScenario};
+use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, Algorithm, RouteScenario};
 use serde_json::{json, Value};
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Algorithm {
-    Ecmp,
-    Greedy,
-    GreedyCapacityAware,
-    EdgeColoring,
-    Annealing,
-    Optimal,
-}
+use std::ffi::OsString;
 
 /// `route SCENARIO.json --algorithm A`.
-pub fn route(args: &[String]) -> Result<String, Failure> {
+pub fn route(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(
         args,
         &[
@@ -38,39 +29,31 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
             "moves",
             "export-ilp",
         ],
-        &[],
+        &["timings"],
     )?;
-    let [path] = args.positional.as_slice() else {
-        return Err(Failure::Usage(
-            "route needs one scenario file: libra-studio route SCENARIO.json --algorithm ecmp"
-                .into(),
-        ));
-    };
-    let algorithm = choice(
-        "algorithm",
-        args.one("algorithm")?.unwrap_or("greedy"),
-        &[
-            ("ecmp", Algorithm::Ecmp),
-            ("greedy", Algorithm::Greedy),
-            ("greedy-capacity-aware", Algorithm::GreedyCapacityAware),
-            ("edge-coloring", Algorithm::EdgeColoring),
-            ("annealing", Algorithm::Annealing),
-            ("optimal", Algorithm::Optimal),
-        ],
+    let file = args.one_file(
+        "route needs one scenario file: libra-studio route SCENARIO.json --algorithm ecmp",
     )?;
+    let path = super::inputs::shown(file);
+    let key = args.one("algorithm")?.unwrap_or("greedy");
+    let algorithm = Algorithm::from_key(key).ok_or_else(|| ArgError::Bad {
+        option: "algorithm".into(),
+        message: format!("expected one of {}, got \"{key}\"", Algorithm::keys()),
+    })?;
     let text =
-        super::inputs::read_limited(path).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+        super::inputs::read_limited(file).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     let sc = RouteScenario::from_json(&text).map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     let inst = sc
         .instance()
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
-    if let Some(out) = args.one("export-ilp")? {
+    if let Some(out) = args.path("export-ilp")? {
         // The paper's ILP for another solver, instead of routing.
         let (lp, size) = crate::routing::ilp::to_lp(&inst)
             .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
-        std::fs::write(out, lp).map_err(|e| Failure::Input(format!("{out}: {e}")))?;
+        let shown = super::inputs::shown(out);
+        std::fs::write(out, lp).map_err(|e| Failure::Input(format!("{shown}: {e}")))?;
         return Ok(serde_json::to_string_pretty(&json!({
-            "exported": out,
+            "exported": shown,
             "format": "CPLEX LP",
             "objective": "min-max-link-load",
             "variables": size.variables,
@@ -97,19 +80,22 @@ pub fn route(args: &[String]) -> Result<String, Failure> {
             })?,
     };
     let t0 = std::time::Instant::now();
-    let (name, routing) = match algorithm {
-        Algorithm::Ecmp => ("ecmp", ecmp(&inst)),
-        Algorithm::Greedy => ("greedy", greedy(&inst)),
-        Algorithm::GreedyCapacityAware => ("greedy-capacity-aware", greedy_capacity_aware(&inst)),
-        Algorithm::EdgeColoring => ("edge-coloring", edge_coloring(&inst)),
-        Algorithm::Annealing => ("annealing", annealing(&inst, seed, moves)),
+    let routing = match algorithm {
+        Algorithm::Ecmp => ecmp(&inst),
+        Algorithm::Greedy => greedy(&inst),
+        Algorithm::GreedyCapacityAware => greedy_capacity_aware(&inst),
+        Algorithm::EdgeColoring => edge_coloring(&inst),
+        Algorithm::Annealing => annealing(&inst, seed, moves),
         Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
     let mut out = metrics_json(&inst, &routing);
     let obj = out.as_object_mut().expect("an object");
-    obj.insert("algorithm".into(), json!(name));
-    obj.insert("routing_us".into(), json!(routing_us));
+    obj.insert("algorithm".into(), json!(algorithm));
+    // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+    if args.flag("timings") {
+        obj.insert("routing_us".into(), json!(routing_us));
+    }
     if algorithm == Algorithm::EdgeColoring {
         // König: Δ colours; the least possible largest link load when every flow may use every
         // live spine.
@@ -229,7 +215,9 @@ fn optimal(
     obj.insert("bound".into(), json!(opt.bound));
     obj.insert("nodes".into(), json!(opt.nodes));
     obj.insert("stopped_by_time_limit".into(), json!(opt.stopped));
-    obj.insert("optimize_ms".into(), json!(ms));
+    if args.flag("timings") {
+        obj.insert("optimize_ms".into(), json!(ms));
+    }
     obj.insert(
         "jobs".into(),
         Value::from(sc.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
@@ -275,7 +263,7 @@ fn whole(args: &Args, name: &'static str, default: u32) -> Result<u32, ArgError>
 /// [--failed-spines F] [--failed-links L] [--seed X] [--models gpt3,bloom,llama2]`: a generated
 /// scenario as JSON. With `--models`, the paper's jobs on the paper's fabric by default (64 ToRs x
 /// 32 spines, 32 NICs per ToR).
-pub fn route_scenario(args: &[String]) -> Result<String, Failure> {
+pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
     let names = [
         "tors",
         "spines",
@@ -465,7 +453,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_scenarios_exit_2_naming_the_field() {
+    fn bad_scenarios_exit_1_naming_the_field_and_bad_options_exit_2() {
         let path = temp(
             "bad.json",
             r#"{"network": {"num_spines": 2, "num_tors": 2, "link_gbps": 100, "nic_gbps": 100},
@@ -473,11 +461,17 @@ mod tests {
                 "jobs": [{"name": "j", "chunk_bytes": 1e6, "rings": [[0, 1]]}]}"#,
         );
         let (code, _, err) = run_with(&["route", &path, "--algorithm", "greedy"]);
-        assert_eq!(code, 2);
+        assert_eq!(code, 1);
         assert!(err.contains("hosts[1].tor: ToR 3 does not exist"), "{err}");
         let (code, _, err) = run_with(&["route", &path, "--algorithm", "magic"]);
         assert_eq!(code, 2);
-        assert!(err.contains("--algorithm"), "{err}");
+        assert!(
+            err.contains("--algorithm: expected one of ecmp, greedy, greedy-capacity-aware, optimal, edge-coloring, annealing, got \"magic\""),
+            "{err}"
+        );
+        let (code, _, err) = run_with(&["route", &path, &path]);
+        assert_eq!(code, 2);
+        assert!(err.contains("unexpected argument"), "{err}");
     }
 
     #[test]

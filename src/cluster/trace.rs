@@ -126,6 +126,11 @@ pub const MAX_TRACE_JOBS: usize = 10_000;
 pub const MAX_ITERATIONS: u32 = 100_000;
 
 impl Trace {
+    /// A trace from its JSON (a byte order mark and CRLF line ends accepted); `validate` checks it.
+    pub fn from_json(text: &str) -> Result<Trace, serde_json::Error> {
+        serde_json::from_str(crate::text::without_bom(text))
+    }
+
     /// NICs in the cluster.
     pub fn hosts(&self) -> u64 {
         u64::from(self.network.tors) * u64::from(self.network.hosts_per_tor)

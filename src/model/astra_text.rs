@@ -105,7 +105,7 @@ fn parse_layer(line: usize, fields: &[&str]) -> Result<Layer, TextError> {
 
 /// Read a workload from ASTRA-sim 1.0 text (with or without the two header lines).
 pub fn parse(text: &str) -> Result<Workload, TextError> {
-    let mut lines = text
+    let mut lines = crate::text::without_bom(text)
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))

@@ -339,7 +339,7 @@ impl Scenario {
 
     pub fn from_json(text: &str) -> Result<Scenario, serde_json::Error> {
         // From bytes, as the permalink decoder reads: one deserializer in the app's wasm.
-        serde_json::from_slice(text.as_bytes())
+        serde_json::from_slice(crate::text::without_bom(text).as_bytes())
     }
 }
 

@@ -75,7 +75,7 @@ fn strip_comment(line: &str) -> &str {
 /// Parse a document whose top level is a map (as every LIBRA file is).
 pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     let mut lines = Vec::new();
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in crate::text::without_bom(text).lines().enumerate() {
         if raw[..raw.len() - raw.trim_start().len()].contains('\t') {
             return Err(err(i + 1, "tabs cannot indent YAML; use spaces"));
         }

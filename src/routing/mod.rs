@@ -2,6 +2,7 @@
 //! flows, max-min fair rates, every metric of the spec (with a fluid simulation), and the routing
 //! algorithms (ECMP, greedy, capacity-aware greedy, edge colouring, the exact optimizer). Pure Rust.
 
+pub mod algorithm;
 pub mod algorithms;
 pub mod annealing;
 pub mod coupling;
@@ -17,6 +18,7 @@ pub mod rates;
 pub mod scenario;
 pub mod study;
 
+pub use algorithm::Algorithm;
 pub use algorithms::{ecmp, greedy, greedy_capacity_aware, splitmix64};
 pub use metrics::{measure, Metrics, Routing};
 pub use scenario::{Instance, RouteError, RouteScenario};

@@ -334,7 +334,7 @@ fn in_range(field: String, what: &'static str, value: u32, count: u32) -> Result
 
 impl RouteScenario {
     pub fn from_json(text: &str) -> Result<RouteScenario, serde_json::Error> {
-        serde_json::from_str(text)
+        serde_json::from_str(crate::text::without_bom(text))
     }
 
     /// Validate and build the fabric and the flows.

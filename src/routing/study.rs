@@ -4,6 +4,7 @@
 //! simulated annealing, and
 //! sweeps the number of failed spines for ECMP, greedy and the optimizer.
 
+use super::algorithm::Algorithm;
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
 use super::annealing::{annealing, DEFAULT_MOVES};
 use super::coupling::{efficiency_of, EtaBasis};
@@ -109,9 +110,9 @@ pub struct RouteSetup {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RouteLink {
     pub setup: RouteSetup,
-    /// Index of the algorithm shown (ECMP, greedy, capacity-aware greedy, optimal, edge colouring,
-    /// annealing).
-    pub algorithm: usize,
+    /// The algorithm shown (by key; links made before the keys give its position in
+    /// [`Algorithm::ALL`], and still open).
+    pub algorithm: Algorithm,
 }
 
 /// The largest setup the Routing view studies: the routing paper's fabric (64 ToRs x 32 NICs,
@@ -169,7 +170,7 @@ impl Default for RouteLink {
     fn default() -> Self {
         RouteLink {
             setup: RoutePreset::ThreeJobs.setup(),
-            algorithm: 1,
+            algorithm: Algorithm::Greedy,
         }
     }
 }
@@ -234,23 +235,21 @@ pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
 /// Nodes of the optimizer's search per point of the failure sweep.
 const SWEEP_NODE_BUDGET: u64 = VIEW_NODE_BUDGET / 4;
 
-/// The algorithms the study routes with, in the order the view lists them (links name them by
-/// this index, so new ones go at the end).
-pub const ALGORITHM_NAMES: [&str; 6] = [
-    "ECMP",
-    "greedy",
-    "greedy (capacity-aware)",
-    "optimal (min makespan)",
-    "edge coloring",
-    "annealing",
-];
+/// How the study names algorithm `k` of [`Algorithm::ALL`] (it routes with every one, in that
+/// order; its exact search minimizes the static makespan).
+pub fn study_label(k: usize) -> &'static str {
+    match Algorithm::ALL[k] {
+        Algorithm::Optimal => "optimal (min makespan)",
+        a => a.label(),
+    }
+}
 
-/// The index of the exact optimizer in [`ALGORITHM_NAMES`].
+/// The position of the exact optimizer in [`Algorithm::ALL`].
 const OPTIMAL: usize = 3;
 
 /// What a [`RouteStudyRun`] does next.
 enum Stage {
-    /// Route with algorithm `k` of [`ALGORITHM_NAMES`] (the optimizer starts its search).
+    /// Route with algorithm `k` of [`Algorithm::ALL`] (the optimizer starts its search).
     Route(usize),
     /// The exact search for the least static makespan.
     Optimal(Box<ExactRun>),
@@ -326,18 +325,21 @@ impl RouteStudyRun {
     pub fn step(&mut self, nodes: u64) -> bool {
         let inst = &self.instance;
         self.stage = match std::mem::replace(&mut self.stage, Stage::Done) {
-            Stage::Route(OPTIMAL) => Stage::Optimal(Box::new(ExactRun::new(
-                inst,
-                Objective::MinMakespan,
-                VIEW_NODE_BUDGET,
-            ))),
             Stage::Route(k) => {
-                let r = match k {
-                    0 => ecmp(inst),
-                    1 => greedy(inst),
-                    2 => greedy_capacity_aware(inst),
-                    4 => edge_coloring(inst),
-                    _ => annealing(inst, 1, DEFAULT_MOVES),
+                let r = match Algorithm::ALL[k] {
+                    Algorithm::Optimal => {
+                        self.stage = Stage::Optimal(Box::new(ExactRun::new(
+                            inst,
+                            Objective::MinMakespan,
+                            VIEW_NODE_BUDGET,
+                        )));
+                        return false;
+                    }
+                    Algorithm::Ecmp => ecmp(inst),
+                    Algorithm::Greedy => greedy(inst),
+                    Algorithm::GreedyCapacityAware => greedy_capacity_aware(inst),
+                    Algorithm::EdgeColoring => edge_coloring(inst),
+                    Algorithm::Annealing => annealing(inst, 1, DEFAULT_MOVES),
                 };
                 self.routed_static(k, &r, None)
             }
@@ -358,7 +360,7 @@ impl RouteStudyRun {
                     let r = &mut self.routed[k];
                     let metrics = r.metrics.clone().with_fluid(run.times(inst));
                     *r = Routed::new(r.name, metrics, r.proven);
-                    if k + 1 < ALGORITHM_NAMES.len() {
+                    if k + 1 < Algorithm::ALL.len() {
                         Stage::Route(k + 1)
                     } else {
                         Stage::SweepStart(0)
@@ -437,11 +439,8 @@ impl RouteStudyRun {
     /// Add algorithm `k`'s routing with its static metrics; its fluid simulation comes next.
     fn routed_static(&mut self, k: usize, r: &Routing, proven: Option<bool>) -> Stage {
         let inst = &self.instance;
-        self.routed.push(Routed::new(
-            ALGORITHM_NAMES[k],
-            measure_static(inst, r),
-            proven,
-        ));
+        self.routed
+            .push(Routed::new(study_label(k), measure_static(inst, r), proven));
         Stage::Fluid(k, Box::new(FluidRun::new(inst, r.paths(inst))))
     }
 
@@ -470,14 +469,11 @@ impl RouteStudyRun {
     /// three pieces of every point of the sweep count as one piece (an exact search by its nodes
     /// against its budget).
     pub fn progress(&self) -> StudyProgress {
-        let algorithms = ALGORITHM_NAMES.len() as f64;
+        let algorithms = Algorithm::ALL.len() as f64;
         let total = 2.0 * algorithms + 3.0 * f64::from(self.setup.placement.spines);
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
-            Stage::Route(k) => (
-                2.0 * *k as f64,
-                format!("routing with {}", ALGORITHM_NAMES[*k]),
-            ),
+            Stage::Route(k) => (2.0 * *k as f64, format!("routing with {}", study_label(*k))),
             Stage::Optimal(run) => (
                 2.0 * OPTIMAL as f64 + searched(run).min(0.99),
                 format!(
@@ -490,7 +486,8 @@ impl RouteStudyRun {
                 2.0 * *k as f64 + 1.0,
                 format!(
                     "simulating {}'s All-Reduce ({} events)",
-                    ALGORITHM_NAMES[*k], run.events
+                    study_label(*k),
+                    run.events
                 ),
             ),
             Stage::SweepStart(failed) => (
@@ -544,6 +541,25 @@ fn advance(run: &mut ExactRun, inst: &Instance, nodes: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_name_the_algorithm_by_key_and_old_links_by_position_still_open() {
+        let link = RouteLink {
+            algorithm: Algorithm::EdgeColoring,
+            ..RouteLink::default()
+        };
+        let json = serde_json::to_string(&link).unwrap();
+        assert!(json.contains("\"algorithm\":\"edge-coloring\""), "{json}");
+        assert_eq!(serde_json::from_str::<RouteLink>(&json).unwrap(), link);
+        // Before the keys, links carried the position in the view's list: 3 was the optimizer.
+        let old = json.replace("\"edge-coloring\"", "3");
+        let read: RouteLink = serde_json::from_str(&old).unwrap();
+        assert_eq!(read.algorithm, Algorithm::Optimal);
+        assert_eq!(
+            study_label(read.algorithm.index()),
+            "optimal (min makespan)"
+        );
+    }
 
     #[test]
     fn the_view_refuses_setups_beyond_its_limits_before_generating() {

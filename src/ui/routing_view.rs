@@ -16,7 +16,10 @@ use crate::charts::tables::RouteChart;
 use crate::charts::ChartStyle;
 use crate::format::duration_ns;
 use crate::format::usd;
-use crate::routing::study::{RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun};
+use crate::routing::study::{
+    study_label, RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun,
+};
+use crate::routing::Algorithm;
 
 /// Nodes of an exact search per piece of work (a few milliseconds natively).
 const NODES_PER_STEP: u64 = 256;
@@ -25,15 +28,6 @@ use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
-
-const ALGORITHMS: [(&str, &str); 6] = [
-    ("ecmp", "ECMP"),
-    ("greedy", "greedy"),
-    ("greedy-capacity-aware", "greedy (capacity-aware)"),
-    ("optimal", "optimal (min makespan)"),
-    ("edge-coloring", "edge coloring"),
-    ("annealing", "annealing"),
-];
 
 /// A chart of the routing study on a canvas in device pixels, with its numbers as a table.
 #[component]
@@ -179,6 +173,7 @@ fn RoutingView(
 ) -> impl IntoView {
     let setup = Memo::new(move |_| route.with(|r| r.setup.clone()));
     let algorithm = Memo::new(move |_| route.with(|r| r.algorithm));
+    let which = Memo::new(move |_| algorithm.get().index());
     let runner = SlicedRunner::<RouteStudyRun>::new();
     let study_now = move |s: &RouteSetup| runner.start(RouteStudyRun::new(s), NODES_PER_STEP);
     // Every new setup is studied across animation frames; leaving the view drops the run.
@@ -211,12 +206,8 @@ fn RoutingView(
             </label>
         }
     };
-    let chosen = move || {
-        study.with(|s| {
-            s.as_ref()
-                .and_then(|s| s.routed.get(algorithm.get()).cloned())
-        })
-    };
+    let chosen =
+        move || study.with(|s| s.as_ref().and_then(|s| s.routed.get(which.get()).cloned()));
     view! {
         <section class="panel routing" data-testid="routing-view" aria-labelledby="routing-title">
             <h2 id="routing-title">"Routing the training traffic over a Clos fabric"</h2>
@@ -270,18 +261,18 @@ fn RoutingView(
                         data-testid="route-algorithm"
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
-                            if let Some(i) = ALGORITHMS.iter().position(|a| a.0 == v) {
-                                route.update(|r| r.algorithm = i);
+                            if let Some(a) = Algorithm::from_key(&v) {
+                                route.update(|r| r.algorithm = a);
                             }
                         }
                     >
-                        {ALGORITHMS
-                            .iter()
+                        {Algorithm::ALL
+                            .into_iter()
                             .enumerate()
-                            .map(|(i, (v, label))| {
+                            .map(|(i, a)| {
                                 view! {
-                                    <option value=*v selected=move || algorithm.get() == i>
-                                        {*label}
+                                    <option value=a.key() selected=move || algorithm.get() == a>
+                                        {study_label(i)}
                                     </option>
                                 }
                             })
@@ -355,7 +346,7 @@ fn RoutingView(
             <div class="charts" class:stale=stale>
                 {RouteChart::ALL
                     .into_iter()
-                    .map(|chart| view! { <RouteCanvas study which=algorithm chart /> })
+                    .map(|chart| view! { <RouteCanvas study which chart /> })
                     .collect_view()}
             </div>
         </section>

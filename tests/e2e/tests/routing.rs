@@ -79,7 +79,10 @@ fn the_routing_view_matches_the_core() {
         let hash = b.js("return location.hash;").await;
         let (_, state) = libra_studio::permalink::decode_with(hash.as_str().unwrap()).unwrap();
         assert_eq!(state.view, libra_studio::view::View::Routing);
-        assert!(state.route.setup == setup && state.route.algorithm == 1);
+        assert!(
+            state.route.setup == setup
+                && state.route.algorithm == libra_studio::routing::Algorithm::Greedy
+        );
         b.client.refresh().await.unwrap();
         b.wait_testid("routing-view").await;
         b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))

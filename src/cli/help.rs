@@ -1,0 +1,277 @@
+//! The command line's help: an overview of every command (`libra-studio --help`) and each
+//! command's own page (`libra-studio route --help`, `libra-studio help route`).
+
+/// One command: its name, a one-line summary for the overview, and its page.
+pub struct Command {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Usage and options, without the sections every page shares.
+    pub page: &'static str,
+    /// Whether the command reads a scenario (so its page adds the scenario input section).
+    pub reads_scenario: bool,
+}
+
+const SCENARIO_INPUT: &str = "\
+Scenario input, either
+  --scenario S.json                    a Scenario JSON (`-` reads it from standard input)
+or LIBRA's four files
+  --network NET.yml --cost COST.yml --workload W.txt --communicator COMM.yml
+with the model options
+  --training-loop no-overlap|overlap   (default no-overlap, as LIBRA)
+  --combine max|sum                    per-dimension times: pipelined max (LIBRA) or sum
+  --latency                            add each dimension's latency_ns per collective step
+  --name NAME                          the scenario's name in the output
+";
+
+const CONSTRAINTS: &str = "\
+Constraints (added to the scenario's own):
+  --total-bw X                sum of B = X GB/s (LIBRA's total_bw_500gbps is --total-bw 500)
+  --total-bw-max X            sum of B <= X
+  --budget USD                network cost <= USD
+  --min D=V, --max D=V        bounds on dimension D's bandwidth (repeatable)
+  --constraint 'TEXT'         a linear constraint, e.g. 'B1 >= B2', 'B3 + B4 = 200' (repeatable)
+  --objective time|time-x-cost|cost   (cost needs --time-target NS)
+  --gap G                     stop at a certified relative gap of G (default 1e-6)
+  --method M                  interior-point (default: a barrier method, a few Newton steps) or
+                              projected-gradient (accelerated, many cheap steps; it stops with its
+                              certified gap after 20,000 steps); both end on the same certificate
+  --efficiency D=ETA          routing efficiency of dimension D in (0, 1] (see `route`): times use
+                              ETA x B_D, cost the provisioned B_D (repeatable)
+";
+
+/// What every page ends with.
+pub const CONVENTIONS: &str = "\
+Files: `-` reads standard input (one input per run); `--` ends the options.
+Exit status: 0 done; 1 the input is invalid or the problem infeasible: a file, or an option's
+well-formed value, that the model refuses (the message names the file, line or field and the
+rule); 2 the command line is malformed: an unknown command or option, a missing value, a value
+that is not of its option's form, an unexpected argument.
+";
+
+pub const COMMANDS: [Command; 12] = [
+    Command {
+        name: "evaluate",
+        summary: "time and cost of a scenario at given bandwidths, as JSON",
+        page: "\
+Usage: libra-studio evaluate SCENARIO-INPUT [--bw 200,100,50,150]
+
+  --bw B1,B2,...   GB/s per NPU, one per dimension (default: the uniform split of the scenario's
+                   total bandwidth)
+
+Prints time_ns, cost_usd, bw_gbps, compute_ns, comm_ns, time_x_cost (LIBRA's PerfPerCost) and the
+breakdown per phase kind and dimension.
+",
+        reads_scenario: true,
+    },
+    Command {
+        name: "optimize",
+        summary: "the optimal bandwidth of every dimension, with a certified optimality gap",
+        page: "\
+Usage: libra-studio optimize SCENARIO-INPUT [constraints] [--timings]
+
+Prints bw_gbps, time_ns, cost_usd, objective_value, lower_bound, gap (certified), method,
+iterations, idle_dims, the uniform split for comparison and the patterns; --timings adds solve_us.
+",
+        reads_scenario: true,
+    },
+    Command {
+        name: "pareto",
+        summary: "the front of cost against training time over a range of budgets, JSON or CSV",
+        page: "\
+Usage: libra-studio pareto SCENARIO-INPUT --budgets LO:HI:N [constraints] [--csv]
+
+  --budgets LO:HI:N   N budgets from LO to HI dollars, log-spaced
+  --csv               CSV instead of JSON
+",
+        reads_scenario: true,
+    },
+    Command {
+        name: "scenario",
+        summary: "the Scenario JSON of LIBRA's input files, or of one co-design candidate",
+        page: "\
+Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
+       libra-studio scenario --model M --npus N --tp T --pp P --dp D --shape S [--micro-batch B]
+                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
+
+  --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
+  --model ...    one co-design candidate as a scenario (optimize --scenario gives its time)
+",
+        reads_scenario: true,
+    },
+    Command {
+        name: "codesign",
+        summary: "which parallelism, network shape and bandwidths train a transformer fastest",
+        page: "\
+Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|custom --npus N
+                             (--budget USD | --budgets LO:HI:N) [options]
+
+  --hbm-gb G                 memory per NPU (default 80)
+  --rank-budget USD          the budget of the ranked table (with --budgets)
+  --shape \"R4 x FC8 x R4 x SW32\"   one network shape instead of every shape
+  --cost COST.yml            LIBRA's cost model (`-` reads standard input)
+  --recompute selective|full, --zero3
+  --timings                  add search_ms
+  custom: --layers --hidden --heads --seq-len --global-batch [--ffn --vocab --peak-tflops
+          --efficiency]
+
+Prints best, front, winners, ranked, evaluated and pruned.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "route",
+        summary:
+            "route a Clos scenario and print its link loads, max-min rates and All-Reduce times",
+        page: "\
+Usage: libra-studio route SCENARIO.json [--algorithm A] [options]   (`-`: standard input)
+
+  --algorithm ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal  (default greedy)
+  annealing:  --seed K (default 1), --moves N (default 200,000)
+  optimal:    --objective flow-lex|job-lex|min-max-link-load|min-makespan (default flow-lex)
+              --node-budget N (default 10,000,000 search nodes)
+              --time-limit S (default 5 s; progress on standard error)
+  --export-ilp OUT.lp   write the paper's ILP (min max flows on a link) in CPLEX LP format
+                        instead of routing
+  --timings             add routing_us (and optimize_ms for optimal)
+
+The scenario format is in docs/routing.md.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "route-scenario",
+        summary: "a generated routing scenario (JSON) for route",
+        page: "\
+Usage: libra-studio route-scenario [--tors T --spines S --hosts-per-tor H --jobs J --ring-size R
+                                    --failed-spines F --failed-links L --seed K --chunk-bytes B]
+                                   [--models gpt3,bloom,llama2]
+
+  --models   the paper's jobs (TP x PP shards, one ring per shard, chunk = FP32 weights / shards /
+             ring size) on the paper's fabric by default (64 ToRs x 32 spines, 32 NICs per ToR)
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "trace",
+        summary: "a generated job trace (JSON) for simulate",
+        page: "\
+Usage: libra-studio trace [options] > trace.json
+
+  --tors T --spines S --hosts-per-tor H   the fabric (default the paper's 64 x 32 x 32)
+  --link-gbps G --nic-gbps G              line rates (default 400)
+  --jobs J (200)  --arrival-rate PER_S (0.5, Poisson)  --iterations I (10)  --compute-s C (1)
+  --ring-size R (4)  --chunk-bytes B (default: each model's FP32 weights / shards / ring size)
+  --mix gpt3,bloom,llama2                 the models drawn (default all three)
+  --failed-spines F  --failed-links L     the first spines, and uplinks spread over the ToRs
+  --fail-at S (0)  --recover-at S (never) when they fail and recover
+  --seed K (1)
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "simulate",
+        summary: "a cluster over time under a routing policy: job completion times and throughput",
+        page: "\
+Usage: libra-studio simulate TRACE.json [options]   (`-`: standard input)
+
+  --policy ecmp|greedy|edge-coloring|annealing|optimal   (default greedy)
+  --reroute arrival|every:SECONDS|never                 when the controller recomputes routes
+  --placement whole-tors|scattered                      (default whole-tors)
+  --controller-delay S    routes take effect S seconds after their trigger (default 0)
+  --timeline              add the running, waiting and communicating counts at each event
+  --timings               add controller_s (the wall time spent routing)
+
+Prints jobs (id, arrival_s, start_s, end_s, jct_s, comm_s, slowdown), mean_jct_s, makespan_s,
+throughput, busy_fraction, comm_fraction and reroutes.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "sweep",
+        summary: "the routing paper's axes, every policy on the same traces",
+        page: "\
+Usage: libra-studio sweep --axis failed-spines|ring-size|concurrent-jobs [trace options]
+                          [--policies ecmp,greedy,...] [--reroute ...] [--placement ...]
+
+The axes: 0/1/4/8 failed spines, rings of 2/4/8, 1 to 5 jobs at once. JSON rows per value and
+policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "permalink",
+        summary: "the link (#v1=...) that opens a scenario in the app, and back",
+        page: "\
+Usage: libra-studio permalink SCENARIO-INPUT [--base-url URL]
+       libra-studio permalink --decode LINK
+
+  --base-url URL   print the whole link URL#v1=... (URL: where the app is published)
+  --decode LINK    the Scenario JSON a link carries
+",
+        reads_scenario: true,
+    },
+    Command {
+        name: "network",
+        summary: "the default network (LIBRA's 4D shape), its NPU count and uniform-split cost",
+        page: "\
+Usage: libra-studio network
+",
+        reads_scenario: false,
+    },
+];
+
+/// The overview: every command with its summary.
+pub fn overview() -> String {
+    let mut text = String::from(
+        "libra-studio: design the networks that train large AI models (LIBRA cost and time model)\n\n\
+         Usage: libra-studio <command> [options]\n       libra-studio <command> --help\n\nCommands:\n",
+    );
+    for c in &COMMANDS {
+        text.push_str(&format!("  {:<15}{}\n", c.name, c.summary));
+    }
+    text.push_str(
+        "\nOptions:\n  -h, --help     print this help (or a command's, after it)\n  \
+         -V, --version  print the version\n\n",
+    );
+    text.push_str(CONVENTIONS);
+    text.push_str("The browser app is served with `make serve`; see README.md.\n");
+    text
+}
+
+/// The page of `name`, if it is a command.
+pub fn page(name: &str) -> Option<String> {
+    let c = COMMANDS.iter().find(|c| c.name == name)?;
+    let mut text = format!("libra-studio {}: {}\n\n{}", c.name, c.summary, c.page);
+    if c.reads_scenario {
+        text.push('\n');
+        text.push_str(SCENARIO_INPUT);
+    }
+    if matches!(c.name, "optimize" | "pareto") {
+        text.push('\n');
+        text.push_str(CONSTRAINTS);
+    }
+    text.push('\n');
+    text.push_str(CONVENTIONS);
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_command_has_a_page_and_a_line_in_the_overview() {
+        let all = overview();
+        for c in &COMMANDS {
+            assert!(all.contains(&format!("  {:<15}{}", c.name, c.summary)));
+            let p = page(c.name).unwrap();
+            assert!(
+                p.contains(&format!("Usage: libra-studio {}", c.name)),
+                "{}",
+                c.name
+            );
+            assert!(p.contains("Exit status"));
+        }
+        assert!(page("frobnicate").is_none());
+    }
+}

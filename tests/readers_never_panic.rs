@@ -1,6 +1,6 @@
 //! Property tests: the readers of user input (workload text, LIBRA YAML, Scenario JSON) return an
-//! error or a value on any input, never panic; and whatever they accept writes back and re-reads to
-//! the same value. Inputs are random bytes and random mutations of the real LIBRA files (a seeded
+//! error or a value on any input, never panic; whatever they accept writes back and re-reads to the
+//! same value; and whatever the YAML reader accepts, a full YAML 1.2 parser reads to the same tree. Inputs are random bytes and random mutations of the real LIBRA files (a seeded
 //! generator, so a failure reproduces).
 
 use libra_studio::model::libra_files::{
@@ -102,4 +102,168 @@ fn scenario_json_reader_and_evaluation() {
             let _ = sc.evaluate(&vec![100.0; dims]);
         }
     }
+}
+
+/// Our YAML tree against a full YAML 1.2 parser's (yaml-rust2, a dev-dependency): scalars compare
+/// by text, or by value where YAML types them (numbers, booleans, null).
+fn same_tree(ours: &yaml::Yaml, theirs: &yaml_rust2::Yaml) -> bool {
+    use yaml::Yaml as Y;
+    use yaml_rust2::Yaml as O;
+    match (ours, theirs) {
+        (Y::Scalar { text, .. }, o) => same_scalar(text, o),
+        (Y::Seq { items, .. }, O::Array(xs)) => {
+            items.len() == xs.len() && items.iter().zip(xs).all(|(a, b)| same_tree(a, b))
+        }
+        (Y::Map { entries, .. }, O::Hash(h)) => {
+            entries.len() == h.len()
+                && entries
+                    .iter()
+                    .zip(h.iter())
+                    .all(|((k, v), (ok, ov))| same_scalar(k, ok) && same_tree(v, ov))
+        }
+        _ => false,
+    }
+}
+
+fn same_scalar(text: &str, theirs: &yaml_rust2::Yaml) -> bool {
+    use yaml_rust2::Yaml as O;
+    match theirs {
+        O::String(s) | O::Real(s) => s == text,
+        O::Integer(i) => {
+            let t = text.trim_start_matches('+');
+            let radix = |p: &str, r: u32| {
+                t.strip_prefix(p)
+                    .and_then(|d| i64::from_str_radix(d, r).ok())
+            };
+            t.parse::<i64>()
+                .ok()
+                .or_else(|| radix("0x", 16))
+                .or_else(|| radix("0o", 8))
+                == Some(*i)
+        }
+        O::Boolean(b) => text.eq_ignore_ascii_case(&b.to_string()),
+        O::Null => matches!(text, "" | "~" | "null" | "Null" | "NULL"),
+        _ => false,
+    }
+}
+
+/// Pieces a YAML-minded user (or a hostile one) writes.
+const FRAGMENTS: &[&str] = &[
+    "a",
+    "b c",
+    "\"x, y\"",
+    "'it''s'",
+    "\"q\\\"r\"",
+    "\"\\u00e9\"",
+    "\"\\t\"",
+    "\"\\q\"",
+    "1",
+    "-2.5",
+    "1e3",
+    "0x1F",
+    "true",
+    "null",
+    "~",
+    "",
+    "&anc 1",
+    "*anc",
+    "!!str 5",
+    "|",
+    ">",
+    "[1, 2]",
+    "[\"a, b\", 'c']",
+    "[[1]]",
+    "{k: v}",
+    "b: c",
+    "'open",
+    "x # note",
+    "x#y",
+    "it's",
+    "- 1",
+    "[1, 2,]",
+    "[ ]",
+    "'a' b",
+    "\"a\" # c",
+    "@x",
+    "%x",
+    "? k",
+    "---",
+    "...",
+    "- - 1",
+];
+
+fn generated(rng: &mut Rng) -> String {
+    let mut text = String::new();
+    if rng.below(6) == 0 {
+        text.push_str("---\n");
+    }
+    for i in 0..1 + rng.below(5) {
+        let key = match rng.below(4) {
+            0 => format!("\"k {i}\""),
+            1 => format!("'k{i}'"),
+            _ => format!("k{i}"),
+        };
+        match rng.below(4) {
+            0 => {
+                text.push_str(&format!("{key}:\n"));
+                for _ in 0..1 + rng.below(3) {
+                    let f = FRAGMENTS[rng.below(FRAGMENTS.len())];
+                    text.push_str(&format!("  - {f}\n"));
+                }
+            }
+            1 => {
+                text.push_str(&format!("{key}:\n"));
+                let f = FRAGMENTS[rng.below(FRAGMENTS.len())];
+                text.push_str(&format!("  inner: {f}\n"));
+            }
+            _ => {
+                let f = FRAGMENTS[rng.below(FRAGMENTS.len())];
+                text.push_str(&format!("{key}: {f}\n"));
+            }
+        }
+        if rng.below(8) == 0 {
+            text.push_str(FRAGMENTS[rng.below(FRAGMENTS.len())]);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+#[test]
+fn the_yaml_reader_reads_exactly_or_refuses() {
+    let bases = [
+        include_str!("../data/libra-inputs/network/4d_network.yml"),
+        include_str!("../data/libra-inputs/cost_model/4d_cost_model.yml"),
+        include_str!("../data/libra-inputs/communicator/GPT_3_4d.yml"),
+    ];
+    let mut rng = Rng(4);
+    let (mut accepted, mut refused) = (0, 0);
+    for i in 0..20_000 {
+        let text = match i % 3 {
+            0 => generated(&mut rng),
+            _ => String::from_utf8_lossy(&mutate(&mut rng, bases[i % 3].as_bytes())).into_owned(),
+        };
+        let Ok(ours) = yaml::parse(&text) else {
+            refused += 1;
+            continue;
+        };
+        accepted += 1;
+        let theirs = yaml_rust2::YamlLoader::load_from_str(&text)
+            .unwrap_or_else(|e| panic!("we read what YAML refuses ({e}):\n{text}"));
+        let empty = yaml_rust2::Yaml::Hash(Default::default());
+        let doc = match theirs.as_slice() {
+            [] => &empty,
+            [d] => d,
+            _ => panic!("we read one document of several:\n{text}"),
+        };
+        assert!(
+            same_tree(&ours, doc),
+            "a different tree:\n{text}\nours: {ours:?}\nYAML: {doc:?}"
+        );
+    }
+    // Both outcomes are exercised.
+    assert!(
+        accepted > 2_000 && refused > 2_000,
+        "{accepted} accepted, {refused} refused"
+    );
 }

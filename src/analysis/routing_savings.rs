@@ -1,4 +1,4 @@
-//! What better routing saves on the design (README "Routing"): the design's outermost Switch
+//! What better routing saves on the design (docs/routing.md): the design's outermost Switch
 //! dimension, found by its topology, is provisioned for its optimal effective bandwidth `B*` as
 //! `B* / eta` (docs/routing.md section 5), so each routing's efficiency `eta` prices the dimension
 //! and its saving against ECMP's.

@@ -1,4 +1,4 @@
-//! The Co-design view's wasm module (README "Co-design"): the app loads it when the view is first
+//! The Co-design view's wasm module (docs/codesign.md): the app loads it when the view is first
 //! opened, so that the app's own wasm stays within its budget.
 
 #[cfg(target_arch = "wasm32")]

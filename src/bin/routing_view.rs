@@ -1,4 +1,4 @@
-//! The Routing and Cluster views' wasm module (README "Routing" and "Cluster simulation"): the app
+//! The Routing and Cluster views' wasm module (docs/routing.md and docs/cluster.md): the app
 //! loads it when either view is first opened, so that the app's own wasm stays within its budget.
 
 #[cfg(target_arch = "wasm32")]

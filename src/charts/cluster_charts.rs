@@ -1,4 +1,4 @@
-//! The Cluster view's charts (README "Cluster simulation"): the job completion times of each
+//! The Cluster view's charts (docs/cluster.md): the job completion times of each
 //! policy as a distribution, the share of NICs busy over time, the cluster's throughput over
 //! time, and a timeline of the jobs under one policy (waiting, then running); with their numbers
 //! as tables.

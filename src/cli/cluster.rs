@@ -1,4 +1,4 @@
-//! `trace` and `simulate`: the cluster over time (README "Cluster simulation").
+//! `trace` and `simulate`: the cluster over time (docs/cluster.md).
 
 use super::args::{ArgError, Args};
 use super::inputs;

@@ -1,4 +1,4 @@
-//! The cluster over time (README "Cluster simulation"): jobs of a trace arrive, wait for NICs in
+//! The cluster over time (docs/cluster.md): jobs of a trace arrive, wait for NICs in
 //! arrival order, are placed, and train: each iteration computes, then every ring of the job runs
 //! its All-Reduce at the max-min fair rate (`ring_rates.rs`) over the routes that the policy
 //! chose; a job leaves after its last iteration. The controller recomputes every route on a

@@ -1,4 +1,4 @@
-//! Co-design of parallelism and network (README "Co-design"): for a transformer on N NPUs, which
+//! Co-design of parallelism and network (docs/codesign.md): for a transformer on N NPUs, which
 //! TP x PP x DP, micro-batch, network shape and lay order, and which bandwidths, train fastest at
 //! each budget. LIBRA fixes the parallelism and optimizes the bandwidths; parallelism searches
 //! fix the network; this does both, each candidate with certified optimal bandwidths. Pure Rust.

@@ -1,4 +1,4 @@
-//! The transformers the co-design knows by name (README "Co-design"), as published:
+//! The transformers the co-design knows by name (docs/codesign.md), as published:
 //!
 //! | key | layers | hidden | FFN | heads | sequence | global batch | vocabulary |
 //! |---|---|---|---|---|---|---|---|

@@ -1,4 +1,4 @@
-//! The co-design search (README "Co-design"): for a transformer on N NPUs, every TP x PP x DP = N
+//! The co-design search (docs/codesign.md): for a transformer on N NPUs, every TP x PP x DP = N
 //! with TP dividing the heads, PP the layers and DP x micro-batch the global batch; every
 //! micro-batch size; every network shape within the tier limits (or one fixed shape); both lay
 //! orders (TP innermost, then PP then DP, or DP then PP); and for each the certified optimal

@@ -1,5 +1,5 @@
 //! Memory per NPU of a transformer trained with TP x PP x DP, the default model of the co-design
-//! (README "Memory per NPU"):
+//! (docs/model.md "Memory per NPU"):
 //!
 //! - Mixed-precision Adam: 16 bytes per parameter, 2 for the weight, 2 for its gradient and 12 of
 //!   optimizer state (FP32 master weight, momentum and variance); the 12 are sharded over DP (the

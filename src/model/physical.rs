@@ -1,5 +1,5 @@
 //! Physical limits of a cost tier: the most NPUs one dimension of that tier can join, and the
-//! latency of one collective step on it (README "Physical tiers").
+//! latency of one collective step on it (docs/model.md "Physical tiers").
 //!
 //! LIBRA's cost model prices bandwidth only, so on its own it happily builds a ring of 2,048
 //! chiplets whose 4,094-step all-reduce costs no time. The defaults below, for the tier names of

@@ -1,4 +1,4 @@
-//! The Cluster view: a cluster over time (README "Cluster simulation"). A trace from a preset or a
+//! The Cluster view: a cluster over time (docs/cluster.md). A trace from a preset or a
 //! few numbers, simulated under each chosen routing policy on the same jobs (`cluster::study`,
 //! a slice per animation frame with progress and Cancel), with the totals side by side, the job
 //! completion times as distributions, the NICs busy over time and a timeline of the jobs. It

@@ -69,6 +69,10 @@ pub enum FeasibilityError {
         dim: usize,
         conflicting: Vec<String>,
     },
+    /// The simplex reached its pivot limit (never seen on the optimizer's small programs): the
+    /// analysis is not claimed either way.
+    #[error("the analysis of the constraints stopped after {pivots} simplex pivots without an answer; simplify the constraints")]
+    IterationLimit { pivots: usize },
 }
 
 /// The length scale of the rows: the smallest positive distance from the origin to a row's
@@ -105,6 +109,8 @@ fn lp_rows(rows: &[LinearConstraint], length: f64) -> Vec<Row> {
         .collect()
 }
 
+/// Whether the rows are not proven infeasible (a program that reaches its pivot limit counts as
+/// feasible here: the conflicting set it helps to find is then larger, never wrong).
 fn feasible(rows: &[LinearConstraint], dims: usize, length: f64) -> bool {
     !matches!(
         solve(&vec![0.0; dims], &lp_rows(rows, length)),
@@ -140,13 +146,13 @@ fn norm(a: &[f64]) -> f64 {
 }
 
 /// Maximize the smallest slack `s` (inequalities and positivity) over `x = B / length`, with
-/// `s <= cap`; returns (B, s) with `s` in units of `length`.
+/// `s <= cap`; returns (B, s) with `s` in units of `length`, None when the rows are infeasible.
 fn max_min_slack(
     rows: &[LinearConstraint],
     dims: usize,
     cap: f64,
     length: f64,
-) -> Option<(Vec<f64>, f64)> {
+) -> Result<Option<(Vec<f64>, f64)>, FeasibilityError> {
     let mut lp = Vec::with_capacity(rows.len() + dims + 1);
     for mut r in lp_rows(rows, length) {
         let n = norm(&r.coeffs);
@@ -171,9 +177,10 @@ fn max_min_slack(
     match solve(&c, &lp) {
         LpResult::Optimal { x, .. } => {
             let s = x[dims];
-            Some((x[..dims].iter().map(|x| x * length).collect(), s))
+            Ok(Some((x[..dims].iter().map(|x| x * length).collect(), s)))
         }
-        _ => None,
+        LpResult::IterationLimit { pivots } => Err(FeasibilityError::IterationLimit { pivots }),
+        LpResult::Infeasible | LpResult::Unbounded => Ok(None),
     }
 }
 
@@ -208,7 +215,7 @@ fn analyze_by_lp(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, Fea
         .filter(|d| d.is_finite())
         .fold(1.0, f64::max);
     // The max-min-slack LP is feasible (s = 0) exactly when the rows are.
-    let Some((mut interior, s)) = max_min_slack(rows, dims, cap, length) else {
+    let Some((mut interior, s)) = max_min_slack(rows, dims, cap, length)? else {
         return Err(FeasibilityError::Infeasible {
             conflicting: conflicting(rows, dims, None, length),
         });
@@ -249,7 +256,12 @@ fn analyze_by_lp(rows: &[LinearConstraint], dims: usize) -> Result<Feasible, Fea
                 }
             }
         }
-        let (b, _) = max_min_slack(&rows, dims, cap, length).expect("still feasible");
+        // Turning rows that only hold with equality into equalities keeps the set as it was.
+        let Some((b, _)) = max_min_slack(&rows, dims, cap, length)? else {
+            return Err(FeasibilityError::Infeasible {
+                conflicting: conflicting(&rows, dims, None, length),
+            });
+        };
         interior = b;
     }
     Ok(Feasible {

@@ -1,6 +1,9 @@
 //! A small dense two-phase simplex (Bland's rule, so it cannot cycle) for the linear programs the
 //! optimizer needs: feasibility of the constraint set, a strictly interior point, the range of each
-//! bandwidth. Sizes here are tiny (a few dozen rows and columns).
+//! bandwidth. Sizes here are tiny (a few dozen rows and columns). Every row is scaled to a largest
+//! coefficient of 1, and the objective likewise, so that the absolute tolerances hold whatever the
+//! units (a budget row in dollars is about 1e8 against tolerances of 1e-9); a run that reaches its
+//! pivot limit says so ([`LpResult::IterationLimit`]), never claiming an optimum it did not reach.
 //!
 //! minimize `c . x` subject to `rows` and `x >= 0`.
 
@@ -12,9 +15,26 @@ pub type Row = LinearConstraint;
 /// The result of an LP.
 #[derive(Clone, Debug, PartialEq)]
 pub enum LpResult {
-    Optimal { x: Vec<f64>, value: f64 },
+    Optimal {
+        x: Vec<f64>,
+        value: f64,
+    },
     Infeasible,
     Unbounded,
+    /// The pivots ran out before either phase ended: nothing is known.
+    IterationLimit {
+        pivots: usize,
+    },
+}
+
+/// Pivots per phase before [`solve`] gives up (Bland's rule never cycles; the LPs here take tens).
+pub const MAX_PIVOTS: usize = 10_000;
+
+/// How a phase of the simplex ended.
+enum Phase {
+    Optimal,
+    Unbounded,
+    Limit,
 }
 
 const EPS: f64 = 1e-9;
@@ -46,11 +66,16 @@ impl Tableau {
         self.basis[r] = c;
     }
 
-    /// Minimize `cost . x` over the allowed columns from the current basic feasible solution.
-    /// Returns false when unbounded.
-    fn minimize(&mut self, cost: &[f64], allowed: &dyn Fn(usize) -> bool) -> bool {
+    /// Minimize `cost . x` over the allowed columns from the current basic feasible solution,
+    /// within `max_pivots` pivots.
+    fn minimize(
+        &mut self,
+        cost: &[f64],
+        allowed: &dyn Fn(usize) -> bool,
+        max_pivots: usize,
+    ) -> Phase {
         let rhs = self.cols;
-        for _ in 0..10_000 {
+        for _ in 0..=max_pivots {
             // Reduced costs: cost_j - sum_i cost_basis(i) t[i][j].
             let reduced = |j: usize| -> f64 {
                 cost[j]
@@ -62,7 +87,7 @@ impl Tableau {
                         .sum::<f64>()
             };
             let Some(enter) = (0..self.cols).find(|&j| allowed(j) && reduced(j) < -EPS) else {
-                return true;
+                return Phase::Optimal;
             };
             let mut leave: Option<(usize, f64)> = None;
             for (i, row) in self.t.iter().enumerate() {
@@ -82,16 +107,42 @@ impl Tableau {
             }
             match leave {
                 Some((r, _)) => self.pivot(r, enter),
-                None => return false,
+                None => return Phase::Unbounded,
             }
         }
-        true
+        Phase::Limit
     }
 }
 
 /// Solve `minimize c . x` subject to `rows`, `x >= 0`.
 pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
+    solve_within(c, rows, MAX_PIVOTS)
+}
+
+/// The largest absolute value of `v` (1 when every entry is 0, so that dividing by it is a no-op).
+fn largest(v: &[f64]) -> f64 {
+    let m = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if m > 0.0 && m.is_finite() {
+        m
+    } else {
+        1.0
+    }
+}
+
+/// [`solve`] with at most `max_pivots` pivots per phase.
+pub fn solve_within(c: &[f64], rows: &[Row], max_pivots: usize) -> LpResult {
     let n = c.len();
+    // Each row scaled to a largest coefficient of 1, and the objective too: the solution is the
+    // same, and the tolerances below are relative to each row's own size.
+    let scaled: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let k = largest(&r.coeffs[..r.coeffs.len().min(n)]);
+            Row::new(r.coeffs.iter().map(|a| a / k).collect(), r.rel, r.rhs / k)
+        })
+        .collect();
+    let rows = &scaled;
+    let c_scale = largest(c);
     let m = rows.len();
     // Columns: n structural, one slack/surplus per inequality row, one artificial per row.
     let slack_of: Vec<Option<usize>> = {
@@ -129,7 +180,9 @@ pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
     // Phase 1: minimize the artificials.
     let mut phase1 = vec![0.0; cols];
     phase1[art0..].iter_mut().for_each(|v| *v = 1.0);
-    tab.minimize(&phase1, &|_| true);
+    if let Phase::Limit = tab.minimize(&phase1, &|_| true, max_pivots) {
+        return LpResult::IterationLimit { pivots: max_pivots };
+    }
     let infeasibility: f64 = tab
         .basis
         .iter()
@@ -151,9 +204,13 @@ pub fn solve(c: &[f64], rows: &[Row]) -> LpResult {
     }
     // Phase 2.
     let mut cost = vec![0.0; cols];
-    cost[..n].copy_from_slice(c);
-    if !tab.minimize(&cost, &|j| j < art0) {
-        return LpResult::Unbounded;
+    for (k, v) in cost[..n].iter_mut().zip(c) {
+        *k = v / c_scale;
+    }
+    match tab.minimize(&cost, &|j| j < art0, max_pivots) {
+        Phase::Optimal => {}
+        Phase::Unbounded => return LpResult::Unbounded,
+        Phase::Limit => return LpResult::IterationLimit { pivots: max_pivots },
     }
     let mut x = vec![0.0; n];
     for (i, &b) in tab.basis.iter().enumerate() {
@@ -194,6 +251,31 @@ mod tests {
     }
 
     #[test]
+    fn rows_far_from_unit_size_are_scaled_before_the_tolerances_apply() {
+        // 1e-15 x1 + 1e-15 x2 = 1e-12, i.e. x1 + x2 = 1000: unscaled, every coefficient was below
+        // the pivot tolerance and the artificial stayed in the basis, giving x = 0.
+        match solve(&[1.0, 0.0], &[row(&[1e-15, 1e-15], Relation::Eq, 1e-12)]) {
+            LpResult::Optimal { x, .. } => {
+                assert!(x[0].abs() < 1e-9 && (x[1] - 1000.0).abs() < 1e-9, "{x:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        // A budget row in dollars (1e5 $ per GB/s, 1e8 $) with a total in GB/s: the cheapest
+        // design at a total of 500 over two prices puts it all on the cheaper dimension.
+        let rows = [
+            row(&[1.2e5, 3.4e5], Relation::Le, 1e8),
+            row(&[1.0, 1.0], Relation::Eq, 500.0),
+        ];
+        match solve(&[1.2e5, 3.4e5], &rows) {
+            LpResult::Optimal { x, value } => {
+                assert!((x[0] - 500.0).abs() < 1e-9 && x[1].abs() < 1e-9, "{x:?}");
+                assert!((value - 6e7).abs() < 1e-3, "{value}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn equalities_ge_rows_infeasible_and_unbounded() {
         // LIBRA's multiple_constraints: sum = 1000, B1 = 500, B1 >= B2, B2 >= B3, B3 + B4 = 200;
         // maximize B2: B2 = 300.
@@ -219,6 +301,11 @@ mod tests {
         assert_eq!(
             solve(&[-1.0, 0.0], &[row(&[1.0, -1.0], Relation::Le, 1.0)]),
             LpResult::Unbounded
+        );
+        // The pivots run out: said, not taken for an optimum.
+        assert_eq!(
+            solve_within(&[0.0, -1.0, 0.0, 0.0], &rows, 1),
+            LpResult::IterationLimit { pivots: 1 }
         );
         // Negative right-hand sides are flipped.
         match solve(&[1.0], &[row(&[-1.0], Relation::Le, -3.0)]) {

@@ -152,6 +152,35 @@ fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<f64> {
     (ok && bw.iter().all(|b| *b > 0.0)).then(|| problem.time(bw))
 }
 
+/// The pair of dimensions the landscape shows: the link's (`chosen`, if it names two different
+/// dimensions of the `dims`), else the two with the most bandwidth at the optimum `bw`, in
+/// dimension order.
+pub fn pair_shown(chosen: Option<(usize, usize)>, bw: &[f64]) -> (usize, usize) {
+    let dims = bw.len();
+    match chosen {
+        Some((i, j)) if i != j && i < dims && j < dims => (i, j),
+        _ if dims < 2 => (0, 1),
+        _ => {
+            let neg: Vec<f64> = bw.iter().map(|b| -b).collect();
+            let order = crate::order::ascending(&neg);
+            let (a, b) = (order[0], order[1]);
+            (a.min(b), a.max(b))
+        }
+    }
+}
+
+/// The pair after picking dimension `d` for `axis` (0: horizontal, 1: vertical) of `pair`: picking
+/// the other axis's dimension swaps the two, so that the axes never show one dimension twice.
+pub fn pick(pair: (usize, usize), axis: usize, d: usize) -> (usize, usize) {
+    let (i, j) = pair;
+    match (axis, d) {
+        (0, d) if d == j => (d, i),
+        (0, d) => (d, j),
+        (_, d) if d == i => (j, d),
+        (_, d) => (i, d),
+    }
+}
+
 /// The landscape of `study` over dimensions `i` and `j` (0-based) on an `n` by `n` grid.
 pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscape, LandscapeError> {
     let mut run = LandscapeRun::new(study, i, j, n)?;
@@ -294,6 +323,26 @@ impl LandscapeRun {
 
 #[cfg(test)]
 mod tests {
+    use super::{pair_shown, pick};
+
+    #[test]
+    fn the_pair_shown_is_the_links_else_the_two_widest_and_picks_never_repeat_a_dimension() {
+        let bw = [338.4, 84.6, 58.2, 18.8];
+        assert_eq!(pair_shown(None, &bw), (0, 1));
+        assert_eq!(pair_shown(None, &[1.0, 5.0, 3.0]), (1, 2));
+        assert_eq!(pair_shown(Some((3, 2)), &bw), (3, 2));
+        // A link's pair that is not two dimensions of this design falls back.
+        assert_eq!(pair_shown(Some((2, 2)), &bw), (0, 1));
+        assert_eq!(pair_shown(Some((0, 7)), &bw), (0, 1));
+        assert_eq!(pair_shown(None, &[5.0]), (0, 1));
+        assert_eq!(pick((0, 1), 0, 2), (2, 1));
+        assert_eq!(pick((0, 1), 1, 3), (0, 3));
+        // The other axis's dimension: the axes swap.
+        assert_eq!(pick((0, 1), 0, 1), (1, 0));
+        assert_eq!(pick((0, 1), 1, 0), (1, 0));
+        assert_eq!(pick((2, 3), 0, 2), (2, 3));
+    }
+
     use super::*;
     use crate::analysis::study::study;
     use crate::presets;

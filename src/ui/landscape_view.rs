@@ -6,7 +6,7 @@ use super::browser;
 use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
-use crate::analysis::landscape::{Landscape, LandscapeRun, GRID};
+use crate::analysis::landscape::{pair_shown, pick, Landscape, LandscapeRun, GRID};
 use crate::charts::landscape_chart::draw_landscape;
 use crate::charts::tables::landscape_table;
 use crate::format::duration_ns;
@@ -21,18 +21,11 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
     });
     // The pair shown: the link's, else the two dimensions with the most bandwidth at the optimum.
     let pair = Memo::new(move |_| {
-        let dims = labels.with(Vec::len);
-        match studio.landscape.get() {
-            Some((i, j)) if i != j && i < dims && j < dims => (i, j),
-            _ => study.with(|s| {
-                s.as_ref().map_or((0, 1), |s| {
-                    let neg: Vec<f64> = s.optimum.bw_gbps.iter().map(|b| -b).collect();
-                    let order = crate::order::ascending(&neg);
-                    let (a, b) = (order[0], order.get(1).copied().unwrap_or(0));
-                    (a.min(b), a.max(b))
-                })
-            }),
-        }
+        let chosen = studio.landscape.get();
+        study.with(|s| {
+            s.as_ref()
+                .map_or((0, 1), |s| pair_shown(chosen, &s.optimum.bw_gbps))
+        })
     });
     // The landscape is solved a row per slice across animation frames (n solves each): the last
     // complete one stays drawn, dimmed, while the next is solved.
@@ -77,18 +70,9 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
         generation.try_update_value(|g| *g += 1);
     });
     let set = move |axis: usize, d: usize| {
-        let (mut i, mut j) = pair.get_untracked();
-        if axis == 0 {
-            i = d;
-        } else {
-            j = d;
-        }
-        if i == j {
-            // Picking the other axis's dimension swaps them.
-            let (pi, pj) = pair.get_untracked();
-            (i, j) = if axis == 0 { (d, pi) } else { (pj, d) };
-        }
-        studio.landscape.set(Some((i, j)));
+        studio
+            .landscape
+            .set(Some(pick(pair.get_untracked(), axis, d)));
     };
     let picker = move |axis: usize, testid: &'static str, title: &'static str| {
         view! {

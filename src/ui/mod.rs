@@ -16,6 +16,7 @@ mod plot_canvas;
 mod results_panel;
 pub mod routing_module;
 mod routing_view;
+mod shape_compare;
 mod shape_drawing;
 mod shapes_view;
 mod side_by_side_panel;

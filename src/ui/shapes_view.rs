@@ -3,93 +3,19 @@
 //! the winner per budget range and a ranking at the design's budget. The work
 //! (`analysis::shape_run`) runs a few shapes per animation frame with a progress bar.
 
-use super::browser;
 use super::chart_table::ChartTable;
 use super::plot_canvas::PlotCanvas;
 use super::studio::Studio;
 use crate::analysis::shape_run::{
-    check_shape, layouts_for, parse_shape, CompareSetup, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
+    check_shape, layouts_for, parse_shape, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
 };
 use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
 use crate::charts::tables::compare_table;
 use crate::format::{duration_ns, usd};
-use crate::model::scenario::Scenario;
 use leptos::prelude::*;
 
 /// Rows of the ranking shown (the design's own shape is always shown too).
 const TOP_ROWS: usize = 12;
-
-/// The comparison's state, kept while other views are shown.
-#[derive(Clone, Copy)]
-pub struct ShapeCompare {
-    run: StoredValue<Option<ShapeRun>>,
-    /// Bumped after every frame of work: what the view redraws on.
-    tick: RwSignal<u64>,
-    /// The scenario the run is for.
-    of: StoredValue<Option<Scenario>>,
-    /// The dimension counts enumerated and the shapes the visitor added.
-    setup: RwSignal<CompareSetup>,
-    error: RwSignal<Option<String>>,
-    /// Bumped to abandon a run under way.
-    generation: StoredValue<u64>,
-    /// How long the last complete run took, ms (wall clock, across frames).
-    elapsed_ms: RwSignal<Option<f64>>,
-}
-
-impl ShapeCompare {
-    pub fn new() -> ShapeCompare {
-        ShapeCompare {
-            run: StoredValue::new(None),
-            tick: RwSignal::new(0),
-            of: StoredValue::new(None),
-            setup: RwSignal::new(CompareSetup::default()),
-            error: RwSignal::new(None),
-            generation: StoredValue::new(0),
-            elapsed_ms: RwSignal::new(None),
-        }
-    }
-
-    /// Start comparing the shapes of `sc` (abandoning any run under way).
-    pub fn start(&self, sc: &Scenario) {
-        let this = *self;
-        this.generation.update_value(|g| *g += 1);
-        let generation = this.generation.get_value();
-        this.of.set_value(Some(sc.clone()));
-        this.elapsed_ms.set(None);
-        let started = browser::now_ms();
-        match ShapeRun::new(sc, &this.setup.get_untracked()) {
-            Err(e) => {
-                this.run.set_value(None);
-                this.error.set(Some(e.to_string()));
-            }
-            Ok(run) => {
-                this.error.set(None);
-                this.run.set_value(Some(run));
-                this.tick.update(|t| *t += 1);
-                browser::run_in_frames(move || {
-                    if this.generation.try_get_value() != Some(generation) {
-                        return true;
-                    }
-                    let done = browser::work_for_a_frame(|| {
-                        this.run
-                            .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(1)))
-                            .unwrap_or(true)
-                    });
-                    if done {
-                        this.elapsed_ms.set(Some(browser::now_ms() - started));
-                    }
-                    this.tick.update(|t| *t += 1);
-                    done
-                });
-            }
-        }
-    }
-
-    /// Whether the comparison shown is for `sc`.
-    fn is_for(&self, sc: &Scenario) -> bool {
-        self.of.with_value(|o| o.as_ref() == Some(sc))
-    }
-}
 
 #[component]
 pub fn ShapesView(studio: Studio) -> impl IntoView {

@@ -2,7 +2,7 @@
 //! saved scenario). One `Copy` handle of signals, provided as context to every panel.
 
 use super::browser;
-use super::shapes_view::ShapeCompare;
+use super::shape_compare::ShapeCompare;
 use crate::analysis::study::{study, study_by, Study};
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;

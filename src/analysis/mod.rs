@@ -4,6 +4,7 @@
 
 pub mod explain;
 pub mod landscape;
+pub mod outcome;
 pub mod routing_savings;
 pub mod shape_run;
 pub mod shapes;

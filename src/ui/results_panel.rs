@@ -2,8 +2,9 @@
 //! breakdown, the optimal bandwidth of every dimension next to the uniform split, the speedup and
 //! the certified optimality gap. Numbers carry their raw value in `data-value`.
 
-use super::studio::{Outcome, Studio};
+use super::studio::Studio;
 use crate::analysis::explain::{explain_dimensions, explain_results, Explanation};
+use crate::analysis::outcome::Outcome;
 use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Objective;

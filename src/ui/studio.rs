@@ -3,6 +3,7 @@
 
 use super::browser;
 use super::shape_compare::ShapeCompare;
+use crate::analysis::outcome::Outcome;
 use crate::analysis::study::{study, study_by, Study};
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
@@ -13,20 +14,6 @@ use crate::session::{self, Start};
 use crate::view::{LinkState, View};
 use leptos::prelude::*;
 use std::sync::Arc;
-
-/// The results on screen: the last study that could be computed, and whether it is the study of the
-/// form as it is now.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outcome {
-    /// The last good study (None before any).
-    pub study: Option<Arc<Study>>,
-    /// True when `study` is not the form's current state (the form has an error).
-    pub stale: bool,
-    /// Why the form's current state has no results: field errors, or the optimizer's reason.
-    pub problem: Option<String>,
-    /// How long the last study took, ms.
-    pub solve_ms: Option<f64>,
-}
 
 /// A message across the top of the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,30 +94,16 @@ impl Studio {
         let parsed = Memo::new(move |_| form.with(Form::to_scenario));
         let method = RwSignal::new(Method::InteriorPoint);
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
-            let last = prev.and_then(|p| p.study.clone());
-            let keep = |problem: String| Outcome {
-                stale: last.is_some(),
-                study: last.clone(),
-                problem: Some(problem),
-                solve_ms: prev.and_then(|p| p.solve_ms),
-            };
-            match parsed.get() {
-                Err(errors) => keep(summary(&errors)),
+            let result = match parsed.get() {
+                Err(errors) => Err(summary(&errors)),
                 Ok(sc) => {
                     let t0 = browser::now_ms();
                     let result = study_by(&sc, method.get());
                     let ms = browser::now_ms() - t0;
-                    match result {
-                        Ok(s) => Outcome {
-                            study: Some(Arc::new(s)),
-                            stale: false,
-                            problem: None,
-                            solve_ms: Some(ms),
-                        },
-                        Err(e) => keep(e.to_string()),
-                    }
+                    result.map(|s| (s, ms)).map_err(|e| e.to_string())
                 }
-            }
+            };
+            Outcome::next(prev, result)
         });
         let pinned = RwSignal::new(None::<Scenario>);
         let pinned_study = Memo::new(move |_| {

@@ -1,0 +1,76 @@
+//! What the results panel shows as the form changes: the last study that could be computed stays
+//! on screen, marked stale, while the form holds an error or the optimizer refuses it, so that a
+//! visitor typing through an invalid state never loses the numbers (and the charts never blank).
+
+use super::study::Study;
+use std::sync::Arc;
+
+/// The results on screen: the last study that could be computed, and whether it is the study of the
+/// form as it is now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The last good study (None before any).
+    pub study: Option<Arc<Study>>,
+    /// True when `study` is not the form's current state (the form has an error).
+    pub stale: bool,
+    /// Why the form's current state has no results: field errors, or the optimizer's reason.
+    pub problem: Option<String>,
+    /// How long the last study took, ms.
+    pub solve_ms: Option<f64>,
+}
+
+impl Outcome {
+    /// The outcome after `prev` once the form's current state gave `result`: a study (with how long
+    /// it took, ms) replaces what was shown; a problem keeps the last study, marked stale, with the
+    /// problem said.
+    pub fn next(prev: Option<&Outcome>, result: Result<(Study, f64), String>) -> Outcome {
+        match result {
+            Ok((study, ms)) => Outcome {
+                study: Some(Arc::new(study)),
+                stale: false,
+                problem: None,
+                solve_ms: Some(ms),
+            },
+            Err(problem) => {
+                let last = prev.and_then(|p| p.study.clone());
+                Outcome {
+                    stale: last.is_some(),
+                    study: last,
+                    problem: Some(problem),
+                    solve_ms: prev.and_then(|p| p.solve_ms),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::study::study;
+    use crate::presets;
+
+    #[test]
+    fn a_problem_keeps_the_last_study_marked_stale_and_a_study_replaces_it() {
+        let first = Outcome::next(None, Err("B1: not a number".into()));
+        assert_eq!((first.study.is_none(), first.stale), (true, false));
+        assert_eq!(first.problem.as_deref(), Some("B1: not a number"));
+        let s = study(&presets::default_scenario()).unwrap();
+        let good = Outcome::next(Some(&first), Ok((s.clone(), 2.5)));
+        assert_eq!(
+            (good.stale, good.problem.is_none(), good.solve_ms),
+            (false, true, Some(2.5))
+        );
+        let typing = Outcome::next(Some(&good), Err("B2: must be positive".into()));
+        assert!(typing.stale);
+        assert_eq!(typing.study.as_deref(), Some(&s));
+        assert_eq!(typing.solve_ms, Some(2.5));
+        assert_eq!(typing.problem.as_deref(), Some("B2: must be positive"));
+        // Still invalid: the same study stays.
+        let still = Outcome::next(Some(&typing), Err("B2: must be positive".into()));
+        assert!(Arc::ptr_eq(
+            still.study.as_ref().unwrap(),
+            good.study.as_ref().unwrap()
+        ));
+    }
+}

@@ -317,7 +317,7 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
         },
         models,
     };
-    let sc = generate(&p).map_err(Failure::Input)?;
+    let sc = generate(&p).map_err(Failure::input)?;
     Ok(serde_json::to_string_pretty(&sc).expect("json"))
 }
 

@@ -7,7 +7,7 @@
 //! it to `T_static`; `eta = min_j T_cf,j / T_static,j` in (0, 1] and does not depend on `B_d` (rates
 //! scale with capacities), so LIBRA's time uses `eta B_d` and stays convex.
 
-use super::generate::{generate, Placement};
+use super::generate::{generate, GenerateError, Placement};
 use super::metrics::{measure, Metrics, Routing};
 use super::scenario::{Instance, RouteScenario};
 
@@ -32,9 +32,12 @@ pub fn switch_scenario(
     fabric: &SwitchFabric,
     bw_gbps: f64,
     message_bytes: f64,
-) -> Result<RouteScenario, String> {
-    if !(bw_gbps.is_finite() && bw_gbps > 0.0 && fabric.rho.is_finite() && fabric.rho > 0.0) {
-        return Err("the bandwidth and rho must be positive".into());
+) -> Result<RouteScenario, GenerateError> {
+    if !(bw_gbps.is_finite() && bw_gbps > 0.0) {
+        return Err(GenerateError::NotPositive("the bandwidth"));
+    }
+    if !(fabric.rho.is_finite() && fabric.rho > 0.0) {
+        return Err(GenerateError::NotPositive("rho"));
     }
     let hosts = group * rings;
     let tors = hosts.div_ceil(fabric.hosts_per_tor.max(1));

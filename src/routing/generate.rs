@@ -60,6 +60,36 @@ impl Placement {
     }
 }
 
+/// Why a placement cannot be generated; each names the setting.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum GenerateError {
+    #[error("tors, spines, hosts-per-tor and jobs must all be at least 1")]
+    Empty,
+    #[error("ring-size must be at least 2, got {0}")]
+    RingSize(u32),
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
+    #[error("chunk-bytes must be between {min} and {max:e}, got {got}")]
+    ChunkBytes { min: f64, max: f64, got: String },
+    #[error("failed-spines ({failed}) must leave at least one of the {spines} spines")]
+    FailedSpines { failed: u32, spines: u32 },
+    #[error("{jobs} jobs with rings of {ring_size} need {needed} hosts; the fabric has {hosts}")]
+    TooFewHosts {
+        jobs: u32,
+        ring_size: u32,
+        needed: u64,
+        hosts: u32,
+    },
+    #[error(transparent)]
+    Models(#[from] super::paper_jobs::PlaceError),
+    #[error("cannot fail {0} links and keep a path for every flow")]
+    FailedLinks(u32),
+    #[error(transparent)]
+    Route(#[from] super::scenario::RouteError),
+    #[error("{0} must be positive")]
+    NotPositive(&'static str),
+}
+
 struct Rng(u64);
 
 impl Rng {
@@ -71,7 +101,7 @@ impl Rng {
 
 /// Every size of `p` against its limit, before anything is allocated (hosts are ToRs x hosts per
 /// ToR, counted without overflow).
-fn check_limits(p: &Placement) -> Result<(), String> {
+fn check_limits(p: &Placement) -> Result<(), GenerateError> {
     use crate::limits::*;
     let (t, s) = (u64::from(p.tors), u64::from(p.spines));
     let checks = [
@@ -98,31 +128,32 @@ fn check_limits(p: &Placement) -> Result<(), String> {
         ),
     ];
     for c in checks {
-        c.map_err(|e| e.to_string())?;
+        c?;
     }
     if !(MIN_CHUNK_BYTES..=MAX_CHUNK_BYTES).contains(&p.chunk_bytes) {
-        return Err(format!(
-            "chunk-bytes must be between {MIN_CHUNK_BYTES} and {MAX_CHUNK_BYTES:e}, got {}",
-            crate::format::number(p.chunk_bytes)
-        ));
+        return Err(GenerateError::ChunkBytes {
+            min: MIN_CHUNK_BYTES,
+            max: MAX_CHUNK_BYTES,
+            got: crate::format::number(p.chunk_bytes),
+        });
     }
     Ok(())
 }
 
 /// Generate the scenario, or say which setting cannot be met.
-pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
+pub fn generate(p: &Placement) -> Result<RouteScenario, GenerateError> {
     if p.tors == 0 || p.spines == 0 || p.hosts_per_tor == 0 || p.jobs == 0 {
-        return Err("tors, spines, hosts-per-tor and jobs must all be at least 1".into());
+        return Err(GenerateError::Empty);
     }
     if p.ring_size < 2 {
-        return Err(format!("ring-size must be at least 2, got {}", p.ring_size));
+        return Err(GenerateError::RingSize(p.ring_size));
     }
     check_limits(p)?;
     if p.failed_spines >= p.spines {
-        return Err(format!(
-            "failed-spines ({}) must leave at least one of the {} spines",
-            p.failed_spines, p.spines
-        ));
+        return Err(GenerateError::FailedSpines {
+            failed: p.failed_spines,
+            spines: p.spines,
+        });
     }
     let total = p.tors * p.hosts_per_tor;
     if !p.models.is_empty() {
@@ -131,8 +162,7 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
             "jobs",
             p.models.len() as u64,
             crate::limits::MAX_JOBS,
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         let jobs = place(&p.models, p.ring_size, p.hosts_per_tor, total)?;
         return finish(
             p,
@@ -144,12 +174,12 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, String> {
     // Equal jobs, each a multiple of the ring size, using as many hosts as fit.
     let per_job = total / p.jobs / p.ring_size * p.ring_size;
     if per_job < p.ring_size {
-        return Err(format!(
-            "{} jobs with rings of {} need {} hosts; the fabric has {total}",
-            p.jobs,
-            p.ring_size,
-            u64::from(p.jobs) * u64::from(p.ring_size)
-        ));
+        return Err(GenerateError::TooFewHosts {
+            jobs: p.jobs,
+            ring_size: p.ring_size,
+            needed: u64::from(p.jobs) * u64::from(p.ring_size),
+            hosts: total,
+        });
     }
     let mut rng = Rng(p.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     // Leave the idle hosts at a random place: the first job starts after a random offset.
@@ -184,7 +214,7 @@ fn finish(
     total: u32,
     jobs: Vec<Job>,
     mut rng: Rng,
-) -> Result<RouteScenario, String> {
+) -> Result<RouteScenario, GenerateError> {
     let hosts: Vec<Host> = (0..total)
         .map(|i| Host {
             id: i,
@@ -214,7 +244,7 @@ fn finish(
     if p.failed_links > 0 {
         fail_links(&mut sc, p, &spines, &mut rng)?;
     }
-    sc.instance().map_err(|e| e.to_string())?;
+    sc.instance()?;
     Ok(sc)
 }
 
@@ -228,8 +258,8 @@ fn fail_links(
     p: &Placement,
     spines: &[u32],
     rng: &mut Rng,
-) -> Result<(), String> {
-    let inst = sc.instance().map_err(|e| e.to_string())?;
+) -> Result<(), GenerateError> {
+    let inst = sc.instance()?;
     let (t, s) = (p.tors as usize, p.spines as usize);
     // The ToR pairs that flows join, by source and by destination ToR.
     let mut to: Vec<Vec<usize>> = vec![Vec::new(); t];
@@ -251,10 +281,7 @@ fn fail_links(
     while (sc.network.failed_links.len() as u32) < p.failed_links {
         tries += 1;
         if tries > 100 * (p.failed_links + 1) {
-            return Err(format!(
-                "cannot fail {} links and keep a path for every flow",
-                p.failed_links
-            ));
+            return Err(GenerateError::FailedLinks(p.failed_links));
         }
         let link = LinkRef {
             kind: if rng.below(2) == 0 {

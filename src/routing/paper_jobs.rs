@@ -71,12 +71,23 @@ impl PaperModel {
 
 /// The jobs of `models` with rings of `ring_size`, on `total` NICs in ToRs of `per_tor`: each job
 /// from the next ToR boundary. Errors name what does not fit.
+/// The paper's jobs do not fit the fabric.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("the jobs {models} with rings of {ring_size} need {needed} ToRs of {per_tor} NICs; the fabric has {tors}")]
+pub struct PlaceError {
+    pub models: String,
+    pub ring_size: u32,
+    pub needed: u64,
+    pub per_tor: u32,
+    pub tors: u32,
+}
+
 pub fn place(
     models: &[PaperModel],
     ring_size: u32,
     per_tor: u32,
     total: u32,
-) -> Result<Vec<Job>, String> {
+) -> Result<Vec<Job>, PlaceError> {
     let mut next = 0u64;
     let mut jobs = Vec::with_capacity(models.len());
     for (j, m) in models.iter().enumerate() {
@@ -90,12 +101,13 @@ pub fn place(
                     (u64::from(m.shards()) * u64::from(ring_size)).div_ceil(u64::from(per_tor))
                 })
                 .sum();
-            return Err(format!(
-                "the jobs {} with rings of {ring_size} need {needed} ToRs of {per_tor} NICs; \
-                 the fabric has {}",
-                models.iter().map(|m| m.key()).collect::<Vec<_>>().join(","),
-                total / per_tor.max(1)
-            ));
+            return Err(PlaceError {
+                models: models.iter().map(|m| m.key()).collect::<Vec<_>>().join(","),
+                ring_size,
+                needed,
+                per_tor,
+                tors: total / per_tor.max(1),
+            });
         }
         let first = first as u32;
         let rings = (0..shards)
@@ -133,7 +145,9 @@ mod tests {
         // A ring joins shard k of every replica: members one replica (64 NICs) apart.
         assert!(jobs[0].rings[5].windows(2).all(|w| w[1] - w[0] == 64));
         // Too many for the fabric: said with the ToRs needed.
-        let e = place(&[PaperModel::Llama2; 3], 8, 32, 64 * 32).unwrap_err();
+        let e = place(&[PaperModel::Llama2; 3], 8, 32, 64 * 32)
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("need 96 ToRs of 32 NICs; the fabric has 64"),
             "{e}"

@@ -11,7 +11,7 @@ use super::coupling::{efficiency_of, EtaBasis};
 use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
 use super::fluid::FluidRun;
-use super::generate::{generate, Placement};
+use super::generate::{generate, GenerateError, Placement};
 use super::metrics::{measure_static, Metrics, Routing};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
@@ -123,9 +123,20 @@ pub const VIEW_MAX_HOSTS: u64 = 2048;
 /// See [`VIEW_MAX_HOSTS`].
 pub const VIEW_MAX_SPINES: u64 = 32;
 
+/// Why the Routing view cannot study a setup; each names the setting.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum RouteStudyError {
+    #[error(transparent)]
+    Limit(#[from] crate::limits::LimitError),
+    #[error(transparent)]
+    Generate(#[from] GenerateError),
+    #[error(transparent)]
+    Route(#[from] super::scenario::RouteError),
+}
+
 impl RouteSetup {
     /// The Routing view's own limits, checked before anything is generated.
-    pub fn check_view_limits(&self) -> Result<(), String> {
+    pub fn check_view_limits(&self) -> Result<(), RouteStudyError> {
         use crate::limits::{at_most, product};
         let p = &self.placement;
         let hosts = product(u64::from(p.tors), u64::from(p.hosts_per_tor));
@@ -142,10 +153,10 @@ impl RouteSetup {
             VIEW_MAX_SPINES,
         ))
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(RouteStudyError::from)
     }
 
-    pub fn scenario(&self) -> Result<RouteScenario, String> {
+    pub fn scenario(&self) -> Result<RouteScenario, GenerateError> {
         let mut sc = generate(&self.placement)?;
         if let Some(gbps) = self.degraded_gbps {
             sc.network.link_capacity_overrides.push(CapacityOverride {
@@ -160,7 +171,7 @@ impl RouteSetup {
                 gbps,
             });
         }
-        sc.instance().map_err(|e| e.to_string())?;
+        sc.instance()?;
         Ok(sc)
     }
 }
@@ -226,7 +237,7 @@ pub struct RouteStudy {
 pub const VIEW_NODE_BUDGET: u64 = 20_000;
 
 /// Route `setup` every way the view compares, at once.
-pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, String> {
+pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, RouteStudyError> {
     let mut run = RouteStudyRun::new(setup)?;
     while !run.step(u64::MAX) {}
     Ok(run.finish())
@@ -299,10 +310,10 @@ pub struct RouteStudyRun {
 
 impl RouteStudyRun {
     /// Check the view's limits and build the fabric; nothing is routed yet.
-    pub fn new(setup: &RouteSetup) -> Result<RouteStudyRun, String> {
+    pub fn new(setup: &RouteSetup) -> Result<RouteStudyRun, RouteStudyError> {
         setup.check_view_limits()?;
         let scenario = setup.scenario()?;
-        let instance = scenario.instance().map_err(|e| e.to_string())?;
+        let instance = scenario.instance()?;
         Ok(RouteStudyRun {
             setup: setup.clone(),
             scenario,
@@ -452,16 +463,13 @@ impl RouteStudyRun {
         }
         let mut s = self.setup.clone();
         s.placement.failed_spines = failed;
-        match s
-            .scenario()
-            .and_then(|sc| sc.instance().map_err(|e| e.to_string()))
-        {
-            Ok(i) => Stage::Sweep {
+        match s.scenario().map(|sc| sc.instance()) {
+            Ok(Ok(i)) => Stage::Sweep {
                 failed,
                 instance: Box::new(i),
                 part: SweepPart::Ecmp,
             },
-            Err(_) => Stage::Done,
+            _ => Stage::Done,
         }
     }
 
@@ -569,7 +577,7 @@ mod tests {
         setup.placement.tors = 65_536;
         setup.placement.hosts_per_tor = 65_535;
         setup.placement.ring_size = 2;
-        let e = route_study(&setup).unwrap_err();
+        let e = route_study(&setup).unwrap_err().to_string();
         assert!(
             e.contains("4294901760 is more than the limit of 2048 hosts"),
             "{e}"
@@ -577,7 +585,7 @@ mod tests {
         setup.placement.tors = 8;
         setup.placement.hosts_per_tor = 8;
         setup.placement.spines = u32::MAX;
-        let e = route_study(&setup).unwrap_err();
+        let e = route_study(&setup).unwrap_err().to_string();
         assert!(
             e.contains("spines: 4294967295 is more than the limit of 32"),
             "{e}"

@@ -175,7 +175,12 @@ fn RoutingView(
     let algorithm = Memo::new(move |_| route.with(|r| r.algorithm));
     let which = Memo::new(move |_| algorithm.get().index());
     let runner = SlicedRunner::<RouteStudyRun>::new();
-    let study_now = move |s: &RouteSetup| runner.start(RouteStudyRun::new(s), NODES_PER_STEP);
+    let study_now = move |s: &RouteSetup| {
+        runner.start(
+            RouteStudyRun::new(s).map_err(|e| e.to_string()),
+            NODES_PER_STEP,
+        )
+    };
     // Every new setup is studied across animation frames; leaving the view drops the run.
     Effect::new(move |_| setup.with(study_now));
     on_cleanup(move || runner.abandon());

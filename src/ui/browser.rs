@@ -24,8 +24,19 @@ pub fn fit_to_device_pixels(canvas: &web_sys::HtmlCanvasElement) -> f64 {
         canvas.client_width().max(200),
         canvas.client_height().max(150),
     );
-    canvas.set_width((f64::from(css_w) * dpr).round() as u32);
-    canvas.set_height((f64::from(css_h) * dpr).round() as u32);
+    let (w, h) = (
+        (f64::from(css_w) * dpr).round() as u32,
+        (f64::from(css_h) * dpr).round() as u32,
+    );
+    // Only when the size changed: setting a canvas's size reallocates and clears it, and marks the
+    // page's layout dirty, so the next chart's size read forces a reflow (four per edit, each
+    // chart redrawn paints its whole background anyway).
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
     dpr
 }
 

@@ -37,6 +37,7 @@ pub fn ChartCanvas(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
+        let drawing_started = browser::now_ms();
         let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle {
             scale: dpr * if large { 1.5 } else { 1.0 },
@@ -66,6 +67,9 @@ pub fn ChartCanvas(
                 }
                 Err(e) => leptos::logging::error!("{}: {e}", chart.testid()),
             }
+            // How long this chart took to draw, for the browser tests to break a redraw down.
+            let ms = browser::now_ms() - drawing_started;
+            let _ = canvas_el.set_attribute("data-draw-ms", &format!("{ms:.2}"));
         }
         // An edit's time runs to the last of the charts redrawn.
         if let Some(t0) = studio.edited_at.get_value() {

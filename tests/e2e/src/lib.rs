@@ -510,6 +510,22 @@ impl Browser {
 
 /// Run a browser test with an overall time limit, so that a page that never mounts fails instead of hanging.
 pub fn run<F: std::future::Future<Output = ()>>(limit: Duration, test: F) {
+    // Tests of one binary run side by side, sharing the machine; a timing test waits for them.
+    let _shared = QUIET.read().unwrap_or_else(|e| e.into_inner());
+    run_now(limit, test);
+}
+
+/// [`run`], alone among the tests of its binary: for tests that time the page, whose numbers
+/// would otherwise include the other browsers on the same cores.
+pub fn run_alone<F: std::future::Future<Output = ()>>(limit: Duration, test: F) {
+    let _alone = QUIET.write().unwrap_or_else(|e| e.into_inner());
+    run_now(limit, test);
+}
+
+/// Held shared by every browser test and exclusively by a timing test.
+static QUIET: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn run_now<F: std::future::Future<Output = ()>>(limit: Duration, test: F) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -3,7 +3,7 @@
 //! device pixels, hover and click on the front), exports, large text and reset.
 //! Build first: `make dist` (make test does).
 
-use e2e::{run, Browser};
+use e2e::{run, run_alone, Browser};
 use libra_studio::analysis::study::{study, Study};
 use libra_studio::form::Form;
 use libra_studio::model::scenario::{Scenario, TotalBandwidth};
@@ -46,7 +46,7 @@ fn native(sc: &Scenario) -> Study {
 
 #[test]
 fn default_scenario_and_live_edits_match_the_core() {
-    run(LIMIT, async {
+    run_alone(LIMIT, async {
         let b = Browser::start(1400, 1000).await;
         b.open("").await;
         assert_eq!(
@@ -137,9 +137,17 @@ fn default_scenario_and_live_edits_match_the_core() {
             tokio::time::sleep(Duration::from_millis(100)).await;
             times.push(value(&b.wait_value("redraw-ms", |v| !v.is_empty()).await));
             let solve = value(&b.wait_value("solve-ms", |v| !v.is_empty()).await);
+            // Each chart's own drawing time, to tell where a slow redraw goes.
+            let charts = b
+                .js(
+                    "return [...document.querySelectorAll('canvas[data-draw-ms]')]
+                        .map(c => c.dataset.testid + ' ' + c.dataset.drawMs).join(', ');",
+                )
+                .await;
             eprintln!(
-                "edit total-bw = {v}: solve + front {solve:.2} ms, edit to redraw {:.1} ms",
-                times.last().unwrap()
+                "edit total-bw = {v}: solve + front {solve:.2} ms, edit to redraw {:.1} ms ({})",
+                times.last().unwrap(),
+                charts.as_str().unwrap_or_default()
             );
         }
         times.sort_by(f64::total_cmp);

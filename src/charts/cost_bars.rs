@@ -1,7 +1,7 @@
 //! Network cost per dimension, stacked by component (links, switches, NICs).
 
 use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
-use crate::model::NetworkCost;
+use crate::model::{CostComponent, NetworkCost};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -9,9 +9,8 @@ use plotters::prelude::*;
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostBar {
     pub label: String,
-    pub links_usd: f64,
-    pub switches_usd: f64,
-    pub nics_usd: f64,
+    /// Each component's cost ($), in the order of [`CostComponent::ALL`].
+    pub usd: [f64; 3],
 }
 
 impl CostBar {
@@ -22,15 +21,13 @@ impl CostBar {
             .zip(labels)
             .map(|(d, label)| CostBar {
                 label,
-                links_usd: d.links_usd,
-                switches_usd: d.switches_usd,
-                nics_usd: d.nics_usd,
+                usd: CostComponent::ALL.map(|c| d.usd(c)),
             })
             .collect()
     }
 
     fn total(&self) -> f64 {
-        self.links_usd + self.switches_usd + self.nics_usd
+        self.usd.iter().sum()
     }
 }
 
@@ -51,15 +48,11 @@ pub fn draw_cost_bars<DB: DrawingBackend>(
         top,
         style,
     )?;
-    let components = [
-        ("links", palette::LINKS),
-        ("switches", palette::SWITCHES),
-        ("NICs", palette::NICS),
-    ];
     let swatch = style.px(5.0) as i32;
-    for (k, (name, color)) in components.into_iter().enumerate() {
+    for (k, component) in CostComponent::ALL.into_iter().enumerate() {
+        let (name, color) = (component.label(), palette::of_component(component));
         let rects = bars.iter().enumerate().map(move |(i, b)| {
-            let parts = [b.links_usd, b.switches_usd, b.nics_usd];
+            let parts = b.usd;
             let y0: f64 = parts[..k].iter().sum::<f64>() * millions;
             let y1 = y0 + parts[k] * millions;
             let i = i as u32;

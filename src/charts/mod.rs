@@ -145,6 +145,15 @@ pub mod palette {
     pub const LINKS: RGBColor = RGBColor(0x2f, 0x6f, 0xb3);
     pub const SWITCHES: RGBColor = RGBColor(0xe0, 0x8a, 0x1e);
     pub const NICS: RGBColor = RGBColor(0x4a, 0xa8, 0x6b);
+
+    /// A cost component's colour.
+    pub fn of_component(c: crate::model::CostComponent) -> RGBColor {
+        match c {
+            crate::model::CostComponent::Links => LINKS,
+            crate::model::CostComponent::Switches => SWITCHES,
+            crate::model::CostComponent::Nics => NICS,
+        }
+    }
     pub const INK: RGBColor = RGBColor(0x22, 0x2a, 0x35);
     /// The projected-gradient method's path on the landscape.
     pub const GRADIENT: RGBColor = RGBColor(0xe0, 0x6c, 0x00);

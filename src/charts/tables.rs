@@ -6,6 +6,7 @@ use crate::analysis::landscape::Landscape;
 use crate::analysis::shapes::ShapeFront;
 use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
+use crate::model::CostComponent;
 use crate::routing::study::RouteStudy;
 
 /// A table of strings: a header row and the rows under it.
@@ -106,15 +107,15 @@ impl StudyChart {
                 t
             }
             StudyChart::Cost => {
-                let mut t = DataTable::new(&["dimension", "links", "switches", "NICs", "total"]);
+                let mut header = vec!["dimension"];
+                header.extend(CostComponent::ALL.map(CostComponent::label));
+                header.push("total");
+                let mut t = DataTable::new(&header);
                 for (d, label) in study.evaluation.cost.dims.iter().zip(&study.dim_labels) {
-                    t.rows.push(vec![
-                        label.clone(),
-                        usd(d.links_usd),
-                        usd(d.switches_usd),
-                        usd(d.nics_usd),
-                        usd(d.links_usd + d.switches_usd + d.nics_usd),
-                    ]);
+                    let mut row = vec![label.clone()];
+                    row.extend(CostComponent::ALL.map(|c| usd(d.usd(c))));
+                    row.push(usd(d.total_usd()));
+                    t.rows.push(row);
                 }
                 t
             }
@@ -392,13 +393,7 @@ mod tests {
         assert_eq!(time.rows.len(), 3);
         assert_eq!(time.rows[2][6], duration_ns(s.evaluation.time_ns));
         let cost = StudyChart::Cost.table(&s, None);
-        let total: f64 = s
-            .evaluation
-            .cost
-            .dims
-            .iter()
-            .map(|d| d.links_usd + d.switches_usd + d.nics_usd)
-            .sum();
+        let total: f64 = s.evaluation.cost.dims.iter().map(|d| d.total_usd()).sum();
         assert!((total - s.evaluation.cost_usd).abs() <= 1e-6 * total);
         assert!(cost.rows.iter().all(|r| r.len() == cost.headers.len()));
     }

@@ -79,9 +79,44 @@ pub struct DimCost {
     pub nics_usd: f64,
 }
 
+/// What a dimension's cost is made of (LIBRA's cost model prices each per GB/s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CostComponent {
+    Links,
+    Switches,
+    Nics,
+}
+
+impl CostComponent {
+    /// In the order the charts stack them and the tables list them.
+    pub const ALL: [CostComponent; 3] = [
+        CostComponent::Links,
+        CostComponent::Switches,
+        CostComponent::Nics,
+    ];
+
+    /// The name people read.
+    pub fn label(self) -> &'static str {
+        match self {
+            CostComponent::Links => "links",
+            CostComponent::Switches => "switches",
+            CostComponent::Nics => "NICs",
+        }
+    }
+}
+
 impl DimCost {
     pub fn total_usd(&self) -> f64 {
-        self.links_usd + self.switches_usd + self.nics_usd
+        CostComponent::ALL.iter().map(|c| self.usd(*c)).sum()
+    }
+
+    /// What `component` costs in this dimension ($).
+    pub fn usd(&self, component: CostComponent) -> f64 {
+        match component {
+            CostComponent::Links => self.links_usd,
+            CostComponent::Switches => self.switches_usd,
+            CostComponent::Nics => self.nics_usd,
+        }
     }
 }
 

@@ -17,7 +17,7 @@ pub mod yaml;
 
 pub use collective::DimCombine;
 pub use communicator::{Communicator, CommunicatorError, Groups, Mapping, Parallelism};
-pub use cost::{CostError, CostModel, CostTier, DimCost, NetworkCost};
+pub use cost::{CostComponent, CostError, CostModel, CostTier, DimCost, NetworkCost};
 pub use network::{parse_npus, Dim, Network, NetworkError, Topology};
 pub use scenario::{Evaluation, Objective, Scenario, ScenarioError, WorkloadSpec};
 pub use training::{iteration_time, ModelOptions, TimeBreakdown, TimeError, TrainingLoop};

@@ -8,6 +8,7 @@ use crate::analysis::outcome::Outcome;
 use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
 use crate::model::scenario::Objective;
+use crate::model::CostComponent;
 use leptos::prelude::*;
 
 fn metric(
@@ -38,9 +39,12 @@ fn metrics(s: &Study) -> impl IntoView {
     let ev = &s.evaluation;
     let comm = ev.time_ns - ev.compute_ns;
     let cost = &ev.cost;
-    let links: f64 = cost.dims.iter().map(|d| d.links_usd).sum();
-    let switches: f64 = cost.dims.iter().map(|d| d.switches_usd).sum();
-    let nics: f64 = cost.dims.iter().map(|d| d.nics_usd).sum();
+    let components = CostComponent::ALL
+        .map(|c| {
+            let total: f64 = cost.dims.iter().map(|d| d.usd(c)).sum();
+            format!("{} {}", c.label(), usd(total))
+        })
+        .join(" · ");
     let speedup = s.speedup();
     let uniform_hint = s.uniform.as_ref().map_or_else(
         || "no uniform split satisfies the constraints".to_string(),
@@ -76,7 +80,7 @@ fn metrics(s: &Study) -> impl IntoView {
                 "result-cost-usd",
                 ev.cost_usd,
                 usd(ev.cost_usd),
-                format!("links {} · switches {} · NICs {}", usd(links), usd(switches), usd(nics)),
+                components,
             )}
             {metric(
                 "Speedup over uniform",

@@ -5,6 +5,8 @@
 
 use super::study::Study;
 use crate::format::{duration_ns, usd};
+use crate::model::scenario::Objective;
+use crate::model::CostComponent;
 
 /// One explained number.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +83,101 @@ pub fn summary(study: &Study) -> String {
         duration_ns(ev.time_ns),
         usd(ev.cost_usd)
     )
+}
+
+/// One headline number of the results: what it is, its value as shown, and the line under it that
+/// says what it is made of.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Metric {
+    pub title: &'static str,
+    /// The page's `data-testid` of the value.
+    pub testid: &'static str,
+    /// The exact value (`data-value`), NaN when there is none.
+    pub value: f64,
+    pub shown: String,
+    pub detail: String,
+}
+
+/// A certified gap as shown: 0 below 1e-15, else in scientific notation.
+pub fn gap_text(gap: f64) -> String {
+    if gap < 1e-15 {
+        "0".to_string()
+    } else {
+        format!("{gap:.1e}")
+    }
+}
+
+/// The four headline numbers of a study: training time, network cost, speedup over the uniform
+/// split, and the certified gap, each with what it is made of.
+pub fn headline_metrics(s: &Study) -> [Metric; 4] {
+    let ev = &s.evaluation;
+    let comm = ev.time_ns - ev.compute_ns;
+    let components = CostComponent::ALL
+        .map(|c| {
+            let total: f64 = ev.cost.dims.iter().map(|d| d.usd(c)).sum();
+            format!("{} {}", c.label(), usd(total))
+        })
+        .join(" · ");
+    let speedup = s.speedup();
+    let uniform = s.uniform.as_ref().map_or_else(
+        || "no uniform split satisfies the constraints".to_string(),
+        |u| {
+            format!(
+                "uniform split: {} at {}",
+                duration_ns(u.evaluation.time_ns),
+                usd(u.evaluation.cost_usd)
+            )
+        },
+    );
+    let objective = match s.problem.objective {
+        Objective::Time => "minimizing training time".to_string(),
+        Objective::TimeXCost => format!(
+            "minimizing time × cost: {:.6} (ns·$/1e10, as LIBRA)",
+            ev.time_x_cost()
+        ),
+        Objective::Cost { time_target_ns } => {
+            format!("minimizing cost for time ≤ {}", duration_ns(time_target_ns))
+        }
+    };
+    [
+        Metric {
+            title: "Training time per iteration",
+            testid: "result-time-ns",
+            value: ev.time_ns,
+            shown: duration_ns(ev.time_ns),
+            detail: format!(
+                "compute {} + exposed communication {}",
+                duration_ns(ev.compute_ns),
+                duration_ns(comm)
+            ),
+        },
+        Metric {
+            title: "Network cost",
+            testid: "result-cost-usd",
+            value: ev.cost_usd,
+            shown: usd(ev.cost_usd),
+            detail: components,
+        },
+        Metric {
+            title: "Speedup over uniform",
+            testid: "result-speedup",
+            value: speedup.unwrap_or(f64::NAN),
+            shown: speedup.map_or("—".to_string(), |x| format!("{x:.4}×")),
+            detail: uniform,
+        },
+        Metric {
+            title: "Certified optimality gap",
+            testid: "result-gap",
+            value: s.optimum.gap,
+            shown: gap_text(s.optimum.gap),
+            detail: format!(
+                "proven: no design is better by more than this fraction; {objective}; {} {} of the {} method",
+                s.optimum.iterations,
+                s.method.step_name(),
+                s.method.label().to_lowercase()
+            ),
+        },
+    ]
 }
 
 /// The headline numbers explained.
@@ -223,6 +320,40 @@ mod tests {
     use super::*;
     use crate::analysis::study::study;
     use crate::presets;
+
+    #[test]
+    fn the_headline_numbers_say_what_they_are_made_of() {
+        let s = crate::analysis::study::study(&crate::presets::default_scenario()).unwrap();
+        let [time, cost, speedup, gap] = super::headline_metrics(&s);
+        assert_eq!(time.value, s.evaluation.time_ns);
+        assert!(
+            time.detail.starts_with("compute ")
+                && time.detail.contains(" + exposed communication ")
+        );
+        assert_eq!(cost.value, s.evaluation.cost_usd);
+        assert!(
+            cost.detail.starts_with("links $") && cost.detail.contains(" · switches $"),
+            "{}",
+            cost.detail
+        );
+        assert!(cost.detail.contains(" · NICs $"), "{}", cost.detail);
+        assert!(speedup.value > 1.0 && speedup.shown.ends_with('×'));
+        assert!(speedup.detail.starts_with("uniform split: "));
+        assert_eq!(gap.shown, super::gap_text(s.optimum.gap));
+        assert!(
+            gap.detail.contains("minimizing training time"),
+            "{}",
+            gap.detail
+        );
+        assert!(
+            gap.detail
+                .ends_with("Newton steps of the interior point (barrier) method"),
+            "{}",
+            gap.detail
+        );
+        assert_eq!(super::gap_text(0.0), "0");
+        assert_eq!(super::gap_text(3.2e-7), "3.2e-7");
+    }
 
     #[test]
     fn the_summary_is_one_short_sentence_with_the_headline_numbers() {

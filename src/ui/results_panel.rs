@@ -3,105 +3,27 @@
 //! the certified optimality gap. Numbers carry their raw value in `data-value`.
 
 use super::studio::Studio;
-use crate::analysis::explain::{explain_dimensions, explain_results, Explanation};
+use crate::analysis::explain::{
+    explain_dimensions, explain_results, headline_metrics, Explanation, Metric,
+};
 use crate::analysis::outcome::Outcome;
 use crate::analysis::study::Study;
 use crate::format::{duration_ns, usd};
-use crate::model::scenario::Objective;
-use crate::model::CostComponent;
 use leptos::prelude::*;
 
-fn metric(
-    title: &'static str,
-    testid: &'static str,
-    value: f64,
-    shown: String,
-    hint: String,
-) -> impl IntoView {
+fn metric(m: Metric) -> impl IntoView {
     view! {
         <div class="metric">
-            <dt>{title}</dt>
-            <dd data-testid=testid data-value=value.to_string()>{shown}</dd>
-            <dd class="hint">{hint}</dd>
+            <dt>{m.title}</dt>
+            <dd data-testid=m.testid data-value=m.value.to_string()>{m.shown}</dd>
+            <dd class="hint">{m.detail}</dd>
         </div>
     }
 }
 
-fn gap_text(gap: f64) -> String {
-    if gap < 1e-15 {
-        "0".to_string()
-    } else {
-        format!("{gap:.1e}")
-    }
-}
-
 fn metrics(s: &Study) -> impl IntoView {
-    let ev = &s.evaluation;
-    let comm = ev.time_ns - ev.compute_ns;
-    let cost = &ev.cost;
-    let components = CostComponent::ALL
-        .map(|c| {
-            let total: f64 = cost.dims.iter().map(|d| d.usd(c)).sum();
-            format!("{} {}", c.label(), usd(total))
-        })
-        .join(" · ");
-    let speedup = s.speedup();
-    let uniform_hint = s.uniform.as_ref().map_or_else(
-        || "no uniform split satisfies the constraints".to_string(),
-        |u| {
-            format!(
-                "uniform split: {} at {}",
-                duration_ns(u.evaluation.time_ns),
-                usd(u.evaluation.cost_usd)
-            )
-        },
-    );
-    let objective = match s.problem.objective {
-        Objective::Time => "minimizing training time".to_string(),
-        Objective::TimeXCost => format!(
-            "minimizing time × cost: {:.6} (ns·$/1e10, as LIBRA)",
-            ev.time_x_cost()
-        ),
-        Objective::Cost { time_target_ns } => {
-            format!("minimizing cost for time ≤ {}", duration_ns(time_target_ns))
-        }
-    };
     view! {
-        <dl class="metrics">
-            {metric(
-                "Training time per iteration",
-                "result-time-ns",
-                ev.time_ns,
-                duration_ns(ev.time_ns),
-                format!("compute {} + exposed communication {}", duration_ns(ev.compute_ns), duration_ns(comm)),
-            )}
-            {metric(
-                "Network cost",
-                "result-cost-usd",
-                ev.cost_usd,
-                usd(ev.cost_usd),
-                components,
-            )}
-            {metric(
-                "Speedup over uniform",
-                "result-speedup",
-                speedup.unwrap_or(f64::NAN),
-                speedup.map_or("—".to_string(), |x| format!("{x:.4}×")),
-                uniform_hint,
-            )}
-            {metric(
-                "Certified optimality gap",
-                "result-gap",
-                s.optimum.gap,
-                gap_text(s.optimum.gap),
-                format!(
-                    "proven: no design is better by more than this fraction; {objective}; {} {} of the {} method",
-                    s.optimum.iterations,
-                    s.method.step_name(),
-                    s.method.label().to_lowercase()
-                ),
-            )}
-        </dl>
+        <dl class="metrics">{headline_metrics(s).map(metric).into_iter().collect_view()}</dl>
     }
 }
 

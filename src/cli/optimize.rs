@@ -6,6 +6,7 @@ use super::Failure;
 use crate::model::scenario::{Objective, Scenario, TotalBandwidth};
 use crate::optimize::sweep::{budget_range, pareto as sweep_pareto, uniform};
 use crate::optimize::{compile, solve, Method, SolveOptions};
+use serde::Serialize;
 use serde_json::json;
 use std::ffi::OsString;
 use std::time::Instant;
@@ -199,48 +200,83 @@ pub fn optimize(args: &[OsString]) -> Result<String, Failure> {
     let s = solve(&problem, &opts).map_err(Failure::input)?;
     let solve_us = started.elapsed().as_secs_f64() * 1e6;
     let base = uniform(&problem).map(|bw| {
-        let time = problem.time(&bw);
-        json!({
-            "bw_gbps": bw,
-            "time_ns": time,
-            "cost_usd": problem.cost(&bw),
-            "speedup": time / s.time_ns,
-        })
+        let time_ns = problem.time(&bw);
+        UniformReport {
+            time_ns,
+            cost_usd: problem.cost(&bw),
+            speedup: time_ns / s.time_ns,
+            bw_gbps: bw,
+        }
     });
-    let patterns: Vec<_> = problem
+    let patterns = problem
         .patterns
         .iter()
         .zip(&s.bounding_dim)
-        .map(|(p, d)| {
-            json!({
-                "label": p.label,
-                "weight": p.weight,
-                "bytes_per_dim": p.a,
-                "bounding_dim": d.map(|d| d + 1),
-            })
+        .map(|(p, d)| PatternReport {
+            label: &p.label,
+            weight: p.weight,
+            bytes_per_dim: &p.a,
+            bounding_dim: d.map(|d| d + 1),
         })
         .collect();
-    let out = json!({
-        "scenario": sc.name,
-        "objective": sc.objective,
-        "bw_gbps": s.bw_gbps,
-        "time_ns": s.time_ns,
-        "cost_usd": s.cost_usd,
-        "objective_value": s.objective_value,
-        "lower_bound": s.lower_bound,
-        "gap": s.gap,
-        "method": opts.method.key(),
-        "iterations": s.iterations,
-        "idle_dims": s.idle_dims.iter().map(|d| d + 1).collect::<Vec<_>>(),
-        "uniform": base,
-        "patterns": patterns,
-    });
-    let mut out = out;
-    // Wall time differs from run to run: only on request, so that repeated runs diff clean.
-    if args.flag("timings") {
-        out["solve_us"] = json!(solve_us);
-    }
-    Ok(serde_json::to_string_pretty(&out).expect("json"))
+    let report = OptimizeReport {
+        scenario: &sc.name,
+        objective: &sc.objective,
+        bw_gbps: &s.bw_gbps,
+        time_ns: s.time_ns,
+        cost_usd: s.cost_usd,
+        objective_value: s.objective_value,
+        lower_bound: s.lower_bound,
+        gap: s.gap,
+        method: opts.method.key(),
+        iterations: s.iterations,
+        idle_dims: s.idle_dims.iter().map(|d| d + 1).collect(),
+        uniform: base,
+        patterns,
+        // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+        solve_us: args.flag("timings").then_some(solve_us),
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `optimize` prints (dimensions numbered from 1).
+#[derive(Serialize)]
+struct OptimizeReport<'a> {
+    scenario: &'a str,
+    objective: &'a Objective,
+    bw_gbps: &'a [f64],
+    time_ns: f64,
+    cost_usd: f64,
+    objective_value: f64,
+    lower_bound: f64,
+    /// Certified: `(value - lower_bound) / value`.
+    gap: f64,
+    method: &'static str,
+    iterations: usize,
+    idle_dims: Vec<usize>,
+    uniform: Option<UniformReport>,
+    patterns: Vec<PatternReport<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    solve_us: Option<f64>,
+}
+
+/// The uniform split of the same total, for comparison.
+#[derive(Serialize)]
+struct UniformReport {
+    bw_gbps: Vec<f64>,
+    time_ns: f64,
+    cost_usd: f64,
+    /// Its time over the optimum's.
+    speedup: f64,
+}
+
+/// One compiled pattern and the dimension that bounds it at the optimum.
+#[derive(Serialize)]
+struct PatternReport<'a> {
+    label: &'a str,
+    weight: f64,
+    bytes_per_dim: &'a [f64],
+    bounding_dim: Option<usize>,
 }
 
 /// `pareto`: the front of cost against time over `--budgets LO:HI:N`, as JSON or CSV.

@@ -157,39 +157,34 @@ struct Search {
     heuristics: Vec<Routing>,
 }
 
+/// What a search needs of its instance beyond the instance itself, computed once per instance.
+struct Shape {
+    order: Vec<usize>,
+    class_prev: Vec<Option<usize>>,
+    spine_class: Vec<usize>,
+    cap: Vec<f64>,
+    nic_share: f64,
+    flows: usize,
+    spines: usize,
+}
+
 /// The heuristics the search starts from.
 const SEEDS: usize = 4;
 
 impl Search {
     /// A search of `inst` for `objective` within `budget` nodes, not started.
     fn new(inst: &Instance, objective: Objective, budget: u64) -> Search {
-        let cap = inst.capacities();
         let (order, class_prev) = order_and_classes(inst);
-        let mut search = Search {
-            objective,
+        let shape = Shape {
             order,
             class_prev,
             spine_class: spine_classes(inst),
-            routing: vec![None; inst.flows.len()],
-            load: vec![0; cap.len()],
-            cap,
-            spine_used: vec![0; inst.fabric.num_spines as usize],
-            best: Routing(vec![None; inst.flows.len()]),
-            best_value: Value::Cost(f64::INFINITY),
-            nodes: 0,
-            budget,
-            exhausted: false,
-            ceiling: None,
+            cap: inst.capacities(),
             nic_share: nic_share(inst),
-            count: None,
-            best_profile: None,
-            stopped: false,
-            stack: Vec::new(),
-            cursor: Cursor::Enter,
-            floor: 0.0,
-            seeded: 0,
-            heuristics: Vec::new(),
+            flows: inst.flows.len(),
+            spines: inst.fabric.num_spines as usize,
         };
+        let mut search = Search::fresh(shape, objective, budget, Vec::new());
         if objective == Objective::MinMakespan {
             search.floor = crowded_tor_s(inst, &search.cap);
         }
@@ -201,22 +196,36 @@ impl Search {
     /// comes this way).
     fn like(&self, objective: Objective, budget: u64) -> Search {
         debug_assert!(objective != Objective::MinMakespan);
-        Search {
-            objective,
+        let shape = Shape {
             order: self.order.clone(),
             class_prev: self.class_prev.clone(),
             spine_class: self.spine_class.clone(),
             cap: self.cap.clone(),
-            routing: vec![None; self.routing.len()],
-            load: vec![0; self.load.len()],
-            spine_used: vec![0; self.spine_used.len()],
-            best: Routing(vec![None; self.routing.len()]),
+            nic_share: self.nic_share,
+            flows: self.routing.len(),
+            spines: self.spine_used.len(),
+        };
+        Search::fresh(shape, objective, budget, self.heuristics.clone())
+    }
+
+    /// A search not started, on an instance of `shape`.
+    fn fresh(shape: Shape, objective: Objective, budget: u64, heuristics: Vec<Routing>) -> Search {
+        Search {
+            objective,
+            order: shape.order,
+            class_prev: shape.class_prev,
+            spine_class: shape.spine_class,
+            routing: vec![None; shape.flows],
+            load: vec![0; shape.cap.len()],
+            cap: shape.cap,
+            spine_used: vec![0; shape.spines],
+            best: Routing(vec![None; shape.flows]),
             best_value: Value::Cost(f64::INFINITY),
             nodes: 0,
             budget,
             exhausted: false,
             ceiling: None,
-            nic_share: self.nic_share,
+            nic_share: shape.nic_share,
             count: None,
             best_profile: None,
             stopped: false,
@@ -224,7 +233,7 @@ impl Search {
             cursor: Cursor::Enter,
             floor: 0.0,
             seeded: 0,
-            heuristics: self.heuristics.clone(),
+            heuristics,
         }
     }
 

@@ -4,7 +4,7 @@
 //! also loads and compiles the module, reported), travels in the link, and loads a design into the
 //! design view with the time it was ranked at.
 
-use e2e::{run, Browser};
+use e2e::{run, run_alone, Browser};
 use libra_studio::analysis::study::study;
 use libra_studio::codesign::{CodesignInputs, CodesignRun, CustomField, InputField};
 use libra_studio::format::duration_ns;
@@ -19,7 +19,7 @@ fn close(v: &str, want: f64, rel: f64) -> bool {
 
 #[test]
 fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
-    run(Duration::from_secs(240), async {
+    run_alone(Duration::from_secs(240), async {
         // The view's default question: GPT-3 175B on the design's NPUs, 80 GB, budgets from 1/8 to
         // 8 times the design's optimum cost.
         let base = default_scenario();

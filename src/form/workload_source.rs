@@ -11,6 +11,42 @@ use crate::model::memory::{memory_per_npu, MemoryOptions, MemoryPerNpu, GPT3_VOC
 use crate::model::network::Network;
 use crate::model::scenario::WorkloadSpec;
 
+/// Why a workload from the builder or an import cannot be added; each names the field or the input.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum WorkloadSourceError {
+    /// A field whose text does not read: its label, what it expects, what it holds.
+    #[error("{field}: expected {expected}, got \"{got}\"")]
+    Field {
+        field: &'static str,
+        expected: &'static str,
+        got: String,
+    },
+    #[error("TP {tp} x PP {pp} x DP {dp} does not fit: it {why}")]
+    DoesNotFit {
+        tp: u32,
+        pp: u32,
+        dp: u32,
+        why: crate::model::memory::DoesNotFit,
+    },
+    #[error(transparent)]
+    Build(#[from] crate::model::builder::BuildError),
+    #[error("workload text: {0}")]
+    WorkloadText(#[from] astra_text::TextError),
+    #[error("communicator YAML: {0}")]
+    CommunicatorYaml(#[from] crate::model::libra_files::LibraFileError),
+    #[error(transparent)]
+    Mapping(#[from] crate::model::communicator::CommunicatorError),
+}
+
+/// A field's text that does not read as `expected`.
+fn bad_field(field: &'static str, expected: &'static str, got: &str) -> WorkloadSourceError {
+    WorkloadSourceError::Field {
+        field,
+        expected,
+        got: got.to_string(),
+    }
+}
+
 /// The transformer builder's fields as typed: (label, text), in the order of [`TRANSFORMER_FIELDS`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformerForm {
@@ -67,27 +103,20 @@ impl TransformerForm {
     }
 
     /// The transformer, or the first field that does not read (its label and the problem).
-    pub fn read(&self) -> Result<Transformer, String> {
-        let whole = |i: usize| -> Result<u32, String> {
+    pub fn read(&self) -> Result<Transformer, WorkloadSourceError> {
+        let whole = |i: usize| -> Result<u32, WorkloadSourceError> {
             let t = self.values.get(i).map_or("", |s| s.trim());
-            t.parse::<u32>().ok().filter(|v| *v >= 1).ok_or_else(|| {
-                format!(
-                    "{}: expected a whole number ≥ 1, got \"{t}\"",
-                    TRANSFORMER_FIELDS[i]
-                )
-            })
+            t.parse::<u32>()
+                .ok()
+                .filter(|v| *v >= 1)
+                .ok_or_else(|| bad_field(TRANSFORMER_FIELDS[i], "a whole number ≥ 1", t))
         };
-        let real = |i: usize| -> Result<f64, String> {
+        let real = |i: usize| -> Result<f64, WorkloadSourceError> {
             let t = self.values.get(i).map_or("", |s| s.trim());
             t.parse::<f64>()
                 .ok()
                 .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| {
-                    format!(
-                        "{}: expected a positive number, got \"{t}\"",
-                        TRANSFORMER_FIELDS[i]
-                    )
-                })
+                .ok_or_else(|| bad_field(TRANSFORMER_FIELDS[i], "a positive number", t))
         };
         Ok(Transformer {
             name: self.name.trim().to_string(),
@@ -112,26 +141,16 @@ impl TransformerForm {
     }
 
     /// The HBM per NPU (GB) and the memory options typed.
-    pub fn memory(&self) -> Result<(f64, MemoryOptions), String> {
+    pub fn memory(&self) -> Result<(f64, MemoryOptions), WorkloadSourceError> {
         let text = |i: usize| self.values.get(i).map_or("", |s| s.trim());
         let hbm = text(13)
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite() && *v > 0.0)
-            .ok_or_else(|| {
-                format!(
-                    "{}: expected a positive number, got \"{}\"",
-                    TRANSFORMER_FIELDS[13],
-                    text(13)
-                )
-            })?;
-        let vocab = text(14).parse::<u64>().map_err(|_| {
-            format!(
-                "{}: expected a whole number, got \"{}\"",
-                TRANSFORMER_FIELDS[14],
-                text(14)
-            )
-        })?;
+            .ok_or_else(|| bad_field(TRANSFORMER_FIELDS[13], "a positive number", text(13)))?;
+        let vocab = text(14)
+            .parse::<u64>()
+            .map_err(|_| bad_field(TRANSFORMER_FIELDS[14], "a whole number", text(14)))?;
         Ok((
             hbm,
             MemoryOptions {
@@ -143,17 +162,22 @@ impl TransformerForm {
 
     /// The workload this transformer gives on `net`, with the memory one NPU needs, or why it
     /// cannot be built (a design that does not fit its HBM says by how much).
-    pub fn build(&self, net: &Network) -> Result<(WorkloadSpec, MemoryPerNpu), String> {
+    pub fn build(
+        &self,
+        net: &Network,
+    ) -> Result<(WorkloadSpec, MemoryPerNpu), WorkloadSourceError> {
         let t = self.read()?;
         let (hbm, opts) = self.memory()?;
         let memory = memory_per_npu(&t, &opts);
-        memory.fits(hbm).map_err(|e| {
-            format!(
-                "TP {} x PP {} x DP {} does not fit: it {e}",
-                t.parallelism.tp, t.parallelism.pp, t.parallelism.dp
-            )
-        })?;
-        let mut spec = t.build(net).map_err(|e| e.to_string())?;
+        memory
+            .fits(hbm)
+            .map_err(|why| WorkloadSourceError::DoesNotFit {
+                tp: t.parallelism.tp,
+                pp: t.parallelism.pp,
+                dp: t.parallelism.dp,
+                why,
+            })?;
+        let mut spec = t.build(net)?;
         if !t.name.is_empty() {
             spec.name = t.name;
         }
@@ -176,28 +200,24 @@ pub fn import_workload(
     text: &str,
     groups: &GroupsSource,
     net: &Network,
-) -> Result<WorkloadSpec, String> {
-    let workload = astra_text::parse(text).map_err(|e| format!("workload text: {e}"))?;
+) -> Result<WorkloadSpec, WorkloadSourceError> {
+    let workload = astra_text::parse(text)?;
     let communicator = match groups {
-        GroupsSource::LibraYaml(yaml) => {
-            communicator_from_yaml(yaml, net).map_err(|e| format!("communicator YAML: {e}"))?
-        }
+        GroupsSource::LibraYaml(yaml) => communicator_from_yaml(yaml, net)?,
         GroupsSource::Degrees { tp, pp, dp } => {
-            let degree = |label: &str, t: &str| {
+            let degree = |label: &'static str, t: &str| {
                 t.trim()
                     .parse::<u32>()
                     .ok()
                     .filter(|v| *v >= 1)
-                    .ok_or_else(|| {
-                        format!("{label}: expected a whole number ≥ 1, got \"{}\"", t.trim())
-                    })
+                    .ok_or_else(|| bad_field(label, "a whole number ≥ 1", t.trim()))
             };
             let p = Parallelism {
                 tp: degree("TP", tp)?,
                 pp: degree("PP", pp)?,
                 dp: degree("DP", dp)?,
             };
-            let m = p.map_onto(net).map_err(|e| e.to_string())?;
+            let m = p.map_onto(net)?;
             Communicator {
                 forward: m.tp.clone(),
                 input_grad: m.tp,
@@ -239,7 +259,7 @@ mod tests {
         let mut small = f.clone();
         small.values[13] = "40".into();
         assert_eq!(
-            small.build(&net).unwrap_err(),
+            small.build(&net).unwrap_err().to_string(),
             format!(
                 "TP 16 x PP 1 x DP 256 does not fit: it {}",
                 memory.fits(40.0).unwrap_err()
@@ -248,11 +268,13 @@ mod tests {
         assert!(small
             .build(&net)
             .unwrap_err()
+            .to_string()
             .contains("GB more than the 40 GB of HBM"));
         small.values[13] = "-1".into();
         assert!(small
             .build(&net)
             .unwrap_err()
+            .to_string()
             .starts_with("HBM per NPU, GB"));
         assert_eq!(spec, {
             let mut s = t.build(&net).unwrap();
@@ -262,11 +284,15 @@ mod tests {
         let mut bad = f.clone();
         bad.values[3] = "x".into();
         assert_eq!(
-            bad.read().unwrap_err(),
+            bad.read().unwrap_err().to_string(),
             "attention heads (a multiple of TP): expected a whole number ≥ 1, got \"x\""
         );
         bad.values[3] = "95".into();
-        assert!(bad.build(&net).unwrap_err().contains("multiple of TP"));
+        assert!(bad
+            .build(&net)
+            .unwrap_err()
+            .to_string()
+            .contains("multiple of TP"));
     }
 
     #[test]
@@ -287,7 +313,9 @@ mod tests {
         let got = import_workload("GPT_3", text, &degrees, &net).unwrap();
         assert_eq!(got.communicator, want.communicator);
         // Errors name what is wrong.
-        let e = import_workload("x", "garbage", &degrees, &net).unwrap_err();
+        let e = import_workload("x", "garbage", &degrees, &net)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("workload text:"), "{e}");
         let odd = GroupsSource::Degrees {
             tp: "3".into(),
@@ -296,6 +324,7 @@ mod tests {
         };
         assert!(import_workload("x", text, &odd, &net)
             .unwrap_err()
+            .to_string()
             .contains("NPUs"));
     }
 }

@@ -47,13 +47,15 @@ pub fn TransformerBuilder(
         let result = network_or_message(studio).and_then(|net| {
             form.with_untracked(|f| {
                 let hbm = f.memory().map(|m| m.0).unwrap_or_default();
-                f.build(&net).map(|(spec, memory)| {
-                    let note = format!(
-                        "; {:.2} GB per NPU of its {hbm} GB of HBM",
-                        memory.total_bytes / 1e9
-                    );
-                    (spec, note)
-                })
+                f.build(&net)
+                    .map(|(spec, memory)| {
+                        let note = format!(
+                            "; {:.2} GB per NPU of its {hbm} GB of HBM",
+                            memory.total_bytes / 1e9
+                        );
+                        (spec, note)
+                    })
+                    .map_err(|e| e.to_string())
             })
         });
         add_and_report(studio, message, result);
@@ -162,6 +164,7 @@ pub fn WorkloadImport(
         let result = network_or_message(studio).and_then(|net| {
             import_workload(&name.get_untracked(), &text.get_untracked(), &groups, &net)
                 .map(|spec| (spec, String::new()))
+                .map_err(|e| e.to_string())
         });
         add_and_report(studio, message, result);
     };

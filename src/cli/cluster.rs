@@ -205,15 +205,19 @@ pub fn simulate_cmd(args: &[OsString]) -> Result<String, Failure> {
     if !args.flag("timeline") {
         result.timeline.clear();
     }
-    let mut value = serde_json::to_value(&result).expect("json");
-    if let Some(o) = value.as_object_mut() {
-        if !args.flag("timeline") {
-            o.remove("timeline");
-        }
+    let report = SimulateReport {
         // Wall time differs from run to run: only on request, so that repeated runs diff clean.
-        if !args.flag("timings") {
-            o.remove("controller_s");
-        }
-    }
-    Ok(serde_json::to_string_pretty(&value).expect("json"))
+        controller_s: args.flag("timings").then_some(result.controller_s),
+        result: &result,
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `simulate` prints: the simulation, and with `--timings` the controller's wall time.
+#[derive(serde::Serialize)]
+struct SimulateReport<'a> {
+    #[serde(flatten)]
+    result: &'a crate::cluster::SimResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    controller_s: Option<f64>,
 }

@@ -188,8 +188,12 @@ pub struct SimResult {
     /// Full recomputations of the routes.
     pub reroutes: usize,
     /// Wall time the controller spent routing (measured natively, not part of the simulated time;
-    /// 0 in the browser build).
+    /// 0 in the browser build). Not serialized: it differs from run to run (`simulate --timings`
+    /// prints it beside the result).
+    #[serde(skip)]
     pub controller_s: f64,
+    /// The state at each event (not serialized when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<Sample>,
 }
 

@@ -258,7 +258,8 @@ fn draw_jct<DB: DrawingBackend>(
         * 1.05;
     let mut chart = frame(
         area,
-        "Job completion times: fraction of jobs done within each time",
+        // Short enough for a phone's width; the axes say the rest.
+        "Job completion times",
         (top, "job completion time (s)"),
         (1.05, "fraction of jobs"),
         style,
@@ -293,9 +294,9 @@ fn draw_busy<DB: DrawingBackend>(
     let end = time_axis_end(study);
     let mut chart = frame(
         area,
-        "NICs busy over time (held by running jobs)",
+        "NICs busy over time",
         (end, "time (s)"),
-        (105.0, "NICs busy (%)"),
+        (105.0, "NICs held by running jobs (%)"),
         style,
     )?;
     for (k, r) in study.results.iter().enumerate() {
@@ -336,11 +337,12 @@ fn time_axis_end(study: &ClusterStudy) -> f64 {
 }
 
 /// A policy's legend entry: its numbers, or which earlier policy it coincides with (drawn last,
-/// its line covers that one's).
+/// its line covers that one's; its numbers are that one's, so they are not repeated, which keeps
+/// the legend narrow enough for a phone).
 fn legend_label(study: &ClusterStudy, k: usize, numbers: String) -> String {
     let label = study.results[k].policy.label();
     match study.twin(k) {
-        Some(p) => format!("{label} (same as {}: {numbers})", p.label()),
+        Some(p) => format!("{label} (same as {})", p.label()),
         None => format!("{label} ({numbers})"),
     }
 }
@@ -401,14 +403,11 @@ fn draw_timeline<DB: DrawingBackend>(
     };
     let n = r.jobs.len().max(1) as f64;
     let end = r.makespan_s.max(1e-9) * 1.02;
-    let title = format!(
-        "Jobs under {}: waiting (light), then running",
-        r.policy.label()
-    );
+    let title = format!("Jobs under {}", r.policy.label());
     let mut chart = frame(
         area,
         &title,
-        (end, "time (s)"),
+        (end, "time (s): waiting (light), then running"),
         (n, "job (in order of arrival)"),
         style,
     )?;

@@ -11,8 +11,10 @@ use crate::routing::paper_jobs::PaperModel;
 
 /// The most annealing moves `--moves` takes (about a minute natively).
 const MAX_MOVES: u64 = 1_000_000_000;
+use crate::routing::coupling::{efficiency_of, EtaBasis};
 use crate::routing::generate::{generate, Placement};
 use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, Algorithm, RouteScenario};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::ffi::OsString;
 
@@ -89,35 +91,53 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
-    let mut out = metrics_json(&inst, &routing);
-    let obj = out.as_object_mut().expect("an object");
-    obj.insert("algorithm".into(), json!(algorithm));
-    // Wall time differs from run to run: only on request, so that repeated runs diff clean.
-    if args.flag("timings") {
-        obj.insert("routing_us".into(), json!(routing_us));
-    }
-    if algorithm == Algorithm::EdgeColoring {
-        // König: Δ colours; the least possible largest link load when every flow may use every
-        // live spine.
-        obj.insert("max_degree".into(), json!(max_degree(&inst)));
-    }
-    if algorithm == Algorithm::Annealing {
-        obj.insert("seed".into(), json!(seed));
-        obj.insert("moves".into(), json!(moves));
-    }
-    obj.insert(
-        "jobs".into(),
-        Value::from(sc.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
-    );
-    if matches!(
+    let metrics = measure(&inst, &routing);
+    let greedy_family = matches!(
         algorithm,
         Algorithm::Greedy | Algorithm::GreedyCapacityAware
-    ) {
-        let groups = group_order(&inst);
-        obj.insert("visit_order".into(), json!(visit_order(&groups)));
-        obj.insert("group_order".into(), json!(groups));
-    }
-    Ok(serde_json::to_string_pretty(&out).expect("json"))
+    );
+    let groups = greedy_family.then(|| group_order(&inst));
+    let report = RouteReport {
+        efficiency: efficiency_of(&metrics, EtaBasis::Static),
+        efficiency_fluid: efficiency_of(&metrics, EtaBasis::Fluid),
+        metrics: &metrics,
+        algorithm,
+        // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+        routing_us: args.flag("timings").then_some(routing_us),
+        // König: Δ colours; the least possible largest link load when every flow may use every
+        // live spine.
+        max_degree: (algorithm == Algorithm::EdgeColoring).then(|| max_degree(&inst)),
+        seed: (algorithm == Algorithm::Annealing).then_some(seed),
+        moves: (algorithm == Algorithm::Annealing).then_some(moves),
+        jobs: sc.jobs.iter().map(|j| j.name.as_str()).collect(),
+        visit_order: groups.as_deref().map(visit_order),
+        group_order: groups.as_deref(),
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `route` prints for a heuristic: the spec's metrics (flattened), the routing efficiency
+/// from the static and the fluid times, and what the algorithm used.
+#[derive(Serialize)]
+struct RouteReport<'a> {
+    #[serde(flatten)]
+    metrics: &'a crate::routing::Metrics,
+    efficiency: f64,
+    efficiency_fluid: f64,
+    algorithm: Algorithm,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    routing_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_degree: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves: Option<u64>,
+    jobs: Vec<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visit_order: Option<Vec<usize>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    group_order: Option<&'a [crate::routing::algorithms::Group]>,
 }
 
 /// The spec's metrics of `routing`, plus its routing efficiency from the static times

@@ -170,10 +170,15 @@ pub fn sweep_cmd(args: &[OsString]) -> Result<String, Failure> {
         placement_of(&args)?,
     )
     .map_err(Failure::input)?;
-    Ok(
-        serde_json::to_string_pretty(&serde_json::json!({ "axis": axis, "rows": rows }))
-            .expect("json"),
-    )
+    let report = SweepReport { axis, rows: &rows };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `sweep` prints: the axis swept, and a row per value and policy.
+#[derive(serde::Serialize)]
+struct SweepReport<'a> {
+    axis: Axis,
+    rows: &'a [crate::cluster::sweep::SweepRow],
 }
 
 /// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal

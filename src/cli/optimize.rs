@@ -7,7 +7,6 @@ use crate::model::scenario::{Objective, Scenario, TotalBandwidth};
 use crate::optimize::sweep::{budget_range, pareto as sweep_pareto, uniform};
 use crate::optimize::{compile, solve, Method, SolveOptions};
 use serde::Serialize;
-use serde_json::json;
 use std::ffi::OsString;
 use std::time::Instant;
 
@@ -291,10 +290,18 @@ pub fn pareto(args: &[OsString]) -> Result<String, Failure> {
     if args.flag("csv") {
         return Ok(front.to_csv(problem.dims));
     }
-    Ok(serde_json::to_string_pretty(&json!({
-        "scenario": sc.name,
-        "points": front.points,
-        "infeasible_budgets": front.infeasible_budgets,
-    }))
-    .expect("json"))
+    let report = ParetoReport {
+        scenario: &sc.name,
+        points: &front.points,
+        infeasible_budgets: &front.infeasible_budgets,
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `pareto` prints: the front's designs, and the budgets no design meets.
+#[derive(Serialize)]
+struct ParetoReport<'a> {
+    scenario: &'a str,
+    points: &'a [crate::optimize::sweep::FrontPoint],
+    infeasible_budgets: &'a [f64],
 }

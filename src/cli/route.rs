@@ -15,7 +15,7 @@ use crate::routing::coupling::{efficiency_of, EtaBasis};
 use crate::routing::generate::{generate, Placement};
 use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, Algorithm, RouteScenario};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::ffi::OsString;
 
 /// `route SCENARIO.json --algorithm A`.
@@ -140,24 +140,6 @@ struct RouteReport<'a> {
     group_order: Option<&'a [crate::routing::algorithms::Group]>,
 }
 
-/// The spec's metrics of `routing`, plus its routing efficiency from the static times
-/// (`efficiency`) and from the fluid times (`efficiency_fluid`).
-fn metrics_json(inst: &crate::routing::Instance, routing: &crate::routing::Routing) -> Value {
-    use crate::routing::coupling::{efficiency_of, EtaBasis};
-    let m = measure(inst, routing);
-    let mut out = serde_json::to_value(&m).expect("metrics serialize");
-    let obj = out.as_object_mut().expect("an object");
-    obj.insert(
-        "efficiency".into(),
-        json!(efficiency_of(&m, EtaBasis::Static)),
-    );
-    obj.insert(
-        "efficiency_fluid".into(),
-        json!(efficiency_of(&m, EtaBasis::Fluid)),
-    );
-    out
-}
-
 /// The exact optimizer's default wall-clock limit (`--time-limit`), seconds.
 pub const DEFAULT_TIME_LIMIT_S: f64 = 5.0;
 
@@ -224,49 +206,80 @@ fn optimal(
             opt.nodes
         );
     }
-    let mut out = metrics_json(inst, &opt.routing);
-    let obj = out.as_object_mut().expect("an object");
-    obj.insert("algorithm".into(), json!("optimal"));
-    obj.insert(
-        "objective".into(),
-        json!(args.one("objective")?.unwrap_or("flow-lex")),
-    );
-    obj.insert("proven".into(), json!(opt.proven));
-    obj.insert("bound".into(), json!(opt.bound));
-    obj.insert("nodes".into(), json!(opt.nodes));
-    obj.insert("stopped_by_time_limit".into(), json!(opt.stopped));
-    if args.flag("timings") {
-        obj.insert("optimize_ms".into(), json!(ms));
-    }
-    obj.insert(
-        "jobs".into(),
-        Value::from(sc.jobs.iter().map(|j| j.name.clone()).collect::<Vec<_>>()),
-    );
-    if objective == Objective::MinMaxLinkLoad {
-        let count = measure(inst, &opt.routing).max_link_load;
+    let metrics = measure(inst, &opt.routing);
+    // With the least max link load in flows: the same on the normalized (capacity) load, the
+    // paper's ILP objective, and the least flow rate it allows.
+    let normalized = (objective == Objective::MinMaxLinkLoad).then(|| {
         let normalized =
             optimize_watched(inst, Objective::MinMaxNormalizedLoad, budget, &mut watch);
-        let loads = normalized.routing.loads(inst);
-        let ratio = loads
+        let ratio = normalized
+            .routing
+            .loads(inst)
             .iter()
             .enumerate()
             .filter(|(e, n)| **n > 0 && inst.fabric.is_spine_link(*e))
             .map(|(e, n)| f64::from(*n) / inst.fabric.capacity[e].unwrap_or(f64::INFINITY))
             .fold(0.0, f64::max);
         let nic = crate::routing::exact::nic_share(inst);
-        obj.insert("min_max_link_load_count".into(), json!(count));
-        obj.insert("max_normalized_link_load_ilp".into(), json!(ratio));
-        obj.insert(
-            "best_min_flow_rate_gbps".into(),
-            json!(if ratio > 0.0 {
+        NormalizedReport {
+            min_max_link_load_count: metrics.max_link_load,
+            max_normalized_link_load_ilp: ratio,
+            best_min_flow_rate_gbps: if ratio > 0.0 {
                 nic.min(1.0 / ratio)
             } else {
                 nic
-            }),
-        );
-        obj.insert("proven".into(), json!(opt.proven && normalized.proven));
-    }
-    Ok(serde_json::to_string_pretty(&out).expect("json"))
+            },
+            proven: normalized.proven,
+        }
+    });
+    let report = OptimalReport {
+        efficiency: efficiency_of(&metrics, EtaBasis::Static),
+        efficiency_fluid: efficiency_of(&metrics, EtaBasis::Fluid),
+        metrics: &metrics,
+        algorithm: Algorithm::Optimal,
+        objective: args.one("objective")?.unwrap_or("flow-lex"),
+        proven: opt.proven && normalized.as_ref().is_none_or(|n| n.proven),
+        bound: opt.bound,
+        nodes: opt.nodes,
+        stopped_by_time_limit: opt.stopped,
+        // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+        optimize_ms: args.flag("timings").then_some(ms),
+        jobs: sc.jobs.iter().map(|j| j.name.as_str()).collect(),
+        normalized,
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// What `route --algorithm optimal` prints: the spec's metrics (flattened), both efficiencies,
+/// and the search's proof.
+#[derive(Serialize)]
+struct OptimalReport<'a> {
+    #[serde(flatten)]
+    metrics: &'a crate::routing::Metrics,
+    efficiency: f64,
+    efficiency_fluid: f64,
+    algorithm: Algorithm,
+    objective: &'a str,
+    /// The optimum is proven (for min-max-link-load, the normalized one too).
+    proven: bool,
+    bound: f64,
+    nodes: u64,
+    stopped_by_time_limit: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    optimize_ms: Option<f64>,
+    jobs: Vec<&'a str>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    normalized: Option<NormalizedReport>,
+}
+
+/// The min-max-link-load objective's companion: the least normalized load and what it allows.
+#[derive(Serialize)]
+struct NormalizedReport {
+    min_max_link_load_count: u32,
+    max_normalized_link_load_ilp: f64,
+    best_min_flow_rate_gbps: f64,
+    #[serde(skip)]
+    proven: bool,
 }
 
 fn whole(args: &Args, name: &'static str, default: u32) -> Result<u32, ArgError> {

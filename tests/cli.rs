@@ -2,6 +2,10 @@
 
 use serde_json::Value;
 use std::process::Command;
+use std::time::Duration;
+
+mod common;
+use common::run_cli;
 
 const BIN: &str = env!("CARGO_BIN_EXE_libra-studio");
 
@@ -717,30 +721,6 @@ fn sweep_runs_the_papers_axes_for_every_policy() {
     );
 }
 
-/// Run with `stdin` piped in.
-fn run_with_input(args: &[String], stdin: &str) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run libra-studio");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[test]
 fn the_command_line_follows_the_conventions() {
     let dir = std::env::temp_dir().join(format!("libra-conventions-{}", std::process::id()));
@@ -756,7 +736,7 @@ fn the_command_line_follows_the_conventions() {
     let mut piped = evaluate.clone();
     let at = piped.iter().position(|a| a == "--network").unwrap() + 1;
     piped[at] = "-".into();
-    let (code, out, err) = run_with_input(&piped, &network);
+    let (code, out, err) = run_cli(&piped, Some(&network), Duration::from_secs(60));
     assert_eq!(code, 0, "{err}");
     let unnamed = |text: &str| {
         let mut v: Value = serde_json::from_str(text).unwrap();
@@ -767,7 +747,7 @@ fn the_command_line_follows_the_conventions() {
     assert!(out.contains("\"GPT_3 on stdin\""), "{out}");
     let at = piped.iter().position(|a| a == "--cost").unwrap() + 1;
     piped[at] = "-".into();
-    let (code, _, err) = run_with_input(&piped, &network);
+    let (code, _, err) = run_cli(&piped, Some(&network), Duration::from_secs(60));
     assert_eq!(code, 1);
     assert!(err.contains("only one input can be `-`"), "{err}");
 
@@ -778,9 +758,10 @@ fn the_command_line_follows_the_conventions() {
         a
     });
     let windows = format!("\u{feff}{}", scenario.replace('\n', "\r\n"));
-    let (code, out, err) = run_with_input(
+    let (code, out, err) = run_cli(
         &args(&["evaluate", "--scenario", "-", "--bw", "200,100,50,150"]),
-        &windows,
+        Some(&windows),
+        Duration::from_secs(60),
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, want);

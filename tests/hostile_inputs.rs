@@ -2,10 +2,9 @@
 //! answer or an error that names what is wrong, quickly, never a panic, a hang or a silent `null`.
 
 use serde_json::Value;
-use std::process::Command;
+mod common;
+use common::run_cli;
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_libra-studio");
 
 fn gpt3_4d() -> Vec<String> {
     let file =
@@ -22,47 +21,9 @@ fn gpt3_4d() -> Vec<String> {
     ]
 }
 
-/// Run the CLI with `args` (and `stdin`), killed after `limit`: (exit code, stdout, stderr).
-fn run_within(args: &[String], stdin: Option<&str>, limit: Duration) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run libra-studio");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    // Output is read while the program runs (a full pipe would stall it); past `limit` it is
-    // killed and the test fails.
-    let pid = child.id();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || tx.send(child.wait_with_output()));
-    let out = match rx.recv_timeout(limit) {
-        Ok(out) => out.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            panic!("{args:?} ran longer than {limit:?}");
-        }
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
-
 fn run(args: &[&str]) -> (i32, String, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    run_within(&args, None, Duration::from_secs(30))
+    run_cli(&args, None, Duration::from_secs(30))
 }
 
 fn with_files(cmd: &str, extra: &[&str]) -> Vec<String> {
@@ -86,7 +47,7 @@ fn refused(code: i32) -> bool {
 fn a_far_budget_or_bound_is_not_mistaken_for_a_forced_zero() {
     // Both said "the constraints force B1 to 0" for a feasible problem (finding 5).
     let base = {
-        let (code, out, err) = run_within(
+        let (code, out, err) = run_cli(
             &with_files("optimize", &["--total-bw", "500"]),
             None,
             Duration::from_secs(30),
@@ -97,8 +58,7 @@ fn a_far_budget_or_bound_is_not_mistaken_for_a_forced_zero() {
     for extra in [["--budget", "5e11"], ["--max", "1=1e12"]] {
         let mut a = vec!["--total-bw", "500"];
         a.extend(extra);
-        let (code, out, err) =
-            run_within(&with_files("optimize", &a), None, Duration::from_secs(30));
+        let (code, out, err) = run_cli(&with_files("optimize", &a), None, Duration::from_secs(30));
         assert_eq!(code, 0, "{extra:?}: {err}");
         let t = json(&out)["time_ns"].as_f64().unwrap();
         assert!((t / base - 1.0).abs() < 1e-6, "{extra:?}: {t} vs {base}");
@@ -109,7 +69,7 @@ fn a_far_budget_or_bound_is_not_mistaken_for_a_forced_zero() {
 fn the_least_cost_for_a_far_target_is_not_80_times_too_high() {
     // Without latency or constraints the least cost is K / (target - compute) (finding 5).
     let cost_at = |target: &str| {
-        let (code, out, err) = run_within(
+        let (code, out, err) = run_cli(
             &with_files(
                 "optimize",
                 &["--objective", "cost", "--time-target", target],
@@ -133,7 +93,7 @@ fn the_least_cost_for_a_far_target_is_not_80_times_too_high() {
 #[test]
 fn a_front_over_a_huge_range_has_log_spaced_budgets_and_never_prints_null() {
     // Finding 5: `--budgets 1e-160:1e160:5` printed null budgets and an empty front with exit 0.
-    let (code, out, err) = run_within(
+    let (code, out, err) = run_cli(
         &with_files("pareto", &["--budgets", "1e-20:1e80:5"]),
         None,
         Duration::from_secs(30),
@@ -152,7 +112,7 @@ fn a_front_over_a_huge_range_has_log_spaced_budgets_and_never_prints_null() {
         assert!((b / want - 1.0).abs() < 1e-9, "{b} vs {want}");
     }
     // Beyond what the solver can represent: an error naming the budget, not an empty front.
-    let (code, out, err) = run_within(
+    let (code, out, err) = run_cli(
         &with_files("pareto", &["--budgets", "1e-160:1e160:5"]),
         None,
         Duration::from_secs(30),
@@ -296,7 +256,7 @@ fn the_exact_optimizer_stops_at_its_time_limit_with_progress() {
     .map(|s| s.to_string())
     .collect();
     let t0 = Instant::now();
-    let (code, out, err) = run_within(&args, None, Duration::from_secs(60));
+    let (code, out, err) = run_cli(&args, None, Duration::from_secs(60));
     let took = t0.elapsed().as_secs_f64();
     assert_eq!(code, 0, "{err}");
     let v = json(&out);

@@ -98,10 +98,7 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
     );
     let groups = greedy_family.then(|| group_order(&inst));
     let report = RouteReport {
-        efficiency: efficiency_of(&metrics, EtaBasis::Static),
-        efficiency_fluid: efficiency_of(&metrics, EtaBasis::Fluid),
-        metrics: &metrics,
-        algorithm,
+        measured: Measured::new(&metrics, algorithm, &sc),
         // Wall time differs from run to run: only on request, so that repeated runs diff clean.
         routing_us: args.flag("timings").then_some(routing_us),
         // König: Δ colours; the least possible largest link load when every flow may use every
@@ -109,22 +106,45 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         max_degree: (algorithm == Algorithm::EdgeColoring).then(|| max_degree(&inst)),
         seed: (algorithm == Algorithm::Annealing).then_some(seed),
         moves: (algorithm == Algorithm::Annealing).then_some(moves),
-        jobs: sc.jobs.iter().map(|j| j.name.as_str()).collect(),
         visit_order: groups.as_deref().map(visit_order),
         group_order: groups.as_deref(),
     };
     Ok(serde_json::to_string_pretty(&report).expect("json"))
 }
 
-/// What `route` prints for a heuristic: the spec's metrics (flattened), the routing efficiency
-/// from the static and the fluid times, and what the algorithm used.
+/// What every `route` report starts with: the spec's metrics (flattened), the routing efficiency
+/// from the static and from the fluid times, the algorithm and the jobs' names.
 #[derive(Serialize)]
-struct RouteReport<'a> {
+struct Measured<'a> {
     #[serde(flatten)]
     metrics: &'a crate::routing::Metrics,
     efficiency: f64,
     efficiency_fluid: f64,
     algorithm: Algorithm,
+    jobs: Vec<&'a str>,
+}
+
+impl<'a> Measured<'a> {
+    fn new(
+        metrics: &'a crate::routing::Metrics,
+        algorithm: Algorithm,
+        sc: &'a RouteScenario,
+    ) -> Self {
+        Measured {
+            efficiency: efficiency_of(metrics, EtaBasis::Static),
+            efficiency_fluid: efficiency_of(metrics, EtaBasis::Fluid),
+            metrics,
+            algorithm,
+            jobs: sc.jobs.iter().map(|j| j.name.as_str()).collect(),
+        }
+    }
+}
+
+/// What `route` prints for a heuristic: what every report has, and what the algorithm used.
+#[derive(Serialize)]
+struct RouteReport<'a> {
+    #[serde(flatten)]
+    measured: Measured<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     routing_us: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -133,7 +153,6 @@ struct RouteReport<'a> {
     seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     moves: Option<u64>,
-    jobs: Vec<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     visit_order: Option<Vec<usize>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -233,10 +252,7 @@ fn optimal(
         }
     });
     let report = OptimalReport {
-        efficiency: efficiency_of(&metrics, EtaBasis::Static),
-        efficiency_fluid: efficiency_of(&metrics, EtaBasis::Fluid),
-        metrics: &metrics,
-        algorithm: Algorithm::Optimal,
+        measured: Measured::new(&metrics, Algorithm::Optimal, sc),
         objective: args.one("objective")?.unwrap_or("flow-lex"),
         proven: opt.proven && normalized.as_ref().is_none_or(|n| n.proven),
         bound: opt.bound,
@@ -244,21 +260,16 @@ fn optimal(
         stopped_by_time_limit: opt.stopped,
         // Wall time differs from run to run: only on request, so that repeated runs diff clean.
         optimize_ms: args.flag("timings").then_some(ms),
-        jobs: sc.jobs.iter().map(|j| j.name.as_str()).collect(),
         normalized,
     };
     Ok(serde_json::to_string_pretty(&report).expect("json"))
 }
 
-/// What `route --algorithm optimal` prints: the spec's metrics (flattened), both efficiencies,
-/// and the search's proof.
+/// What `route --algorithm optimal` prints: what every report has, and the search's proof.
 #[derive(Serialize)]
 struct OptimalReport<'a> {
     #[serde(flatten)]
-    metrics: &'a crate::routing::Metrics,
-    efficiency: f64,
-    efficiency_fluid: f64,
-    algorithm: Algorithm,
+    measured: Measured<'a>,
     objective: &'a str,
     /// The optimum is proven (for min-max-link-load, the normalized one too).
     proven: bool,
@@ -267,7 +278,6 @@ struct OptimalReport<'a> {
     stopped_by_time_limit: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     optimize_ms: Option<f64>,
-    jobs: Vec<&'a str>,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     normalized: Option<NormalizedReport>,
 }

@@ -156,16 +156,20 @@ mod tests {
     use super::*;
     use crate::routing::rates::max_min_rates;
 
+    /// Each path as a ring of one flow, crossing each of its links once.
+    fn single_flow_rings(paths: &[Vec<usize>]) -> Vec<Vec<(usize, u32)>> {
+        paths
+            .iter()
+            .map(|p| p.iter().map(|&l| (l, 1)).collect())
+            .collect()
+    }
+
     #[test]
     fn single_flow_rings_are_per_flow_max_min() {
         // Three flows over links of 10, 4, 6: flows 0 and 1 share link 1.
         let paths = vec![vec![0, 1], vec![1, 2], vec![2]];
         let cap = vec![10.0, 4.0, 6.0];
-        let rings: Vec<Vec<(usize, u32)>> = paths
-            .iter()
-            .map(|p| p.iter().map(|&l| (l, 1)).collect())
-            .collect();
-        let a = ring_rates(&rings, &cap);
+        let a = ring_rates(&single_flow_rings(&paths), &cap);
         let b = max_min_rates(&paths, &cap);
         for (x, y) in a.iter().zip(&b) {
             assert!((x - y).abs() < 1e-12, "{a:?} vs {b:?}");
@@ -200,11 +204,7 @@ mod tests {
                 p.dedup();
                 paths.push(p);
             }
-            let rings: Vec<Vec<(usize, u32)>> = paths
-                .iter()
-                .map(|p| p.iter().map(|&l| (l, 1)).collect())
-                .collect();
-            let a = ring_rates(&rings, &cap);
+            let a = ring_rates(&single_flow_rings(&paths), &cap);
             let b = max_min_rates(&paths, &cap);
             for (x, y) in a.iter().zip(&b) {
                 assert!(

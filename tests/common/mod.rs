@@ -68,3 +68,47 @@ impl Rng {
         lo + (hi - lo) * (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
+
+/// Run the CLI with `args` (and `stdin`), killed after `limit`: (exit code, stdout, stderr).
+pub fn run_cli(
+    args: &[String],
+    stdin: Option<&str>,
+    limit: std::time::Duration,
+) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_libra-studio"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run libra-studio");
+    if let Some(text) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+    }
+    drop(child.stdin.take());
+    // Output is read while the program runs (a full pipe would stall it); past `limit` it is
+    // killed and the test fails.
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    let out = match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid.to_string()])
+                .status();
+            panic!("{args:?} ran longer than {limit:?}");
+        }
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}

@@ -3,6 +3,7 @@
 //! time, and a timeline of the jobs under one policy (waiting, then running); with their numbers
 //! as tables.
 
+use super::chart::{Area, Chart};
 use super::route_cdf::cdf_points;
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
@@ -11,6 +12,7 @@ use crate::cluster::Policy;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::Arc;
 
 /// One of the Cluster view's charts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -434,6 +436,41 @@ fn draw_timeline<DB: DrawingBackend>(
     area.present()
 }
 
+/// What the Cluster view's charts show: the study, and the policy whose timeline is drawn.
+#[derive(Clone, Debug)]
+pub struct ClusterShown {
+    pub study: Arc<ClusterStudy>,
+    pub shown: Policy,
+}
+
+impl Chart for ClusterChart {
+    type Data = ClusterShown;
+
+    fn testid(self) -> &'static str {
+        ClusterChart::testid(self)
+    }
+
+    fn description(self) -> &'static str {
+        ClusterChart::description(self)
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &ClusterShown,
+        _highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        ClusterChart::draw(self, area, &data.study, data.shown, style)
+            .map(|()| Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn table(self, data: &ClusterShown) -> DataTable {
+        ClusterChart::table(self, &data.study, data.shown)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -446,16 +483,14 @@ mod tests {
             ..ClusterLink::default()
         };
         let study = cluster_study(&link).unwrap();
+        let shown = ClusterShown {
+            study: Arc::new(study.clone()),
+            shown: Policy::EdgeColoring,
+        };
         for chart in ClusterChart::ALL {
-            let mut svg = String::new();
-            {
-                let area = SVGBackend::with_string(&mut svg, (700, 380)).into_drawing_area();
-                chart
-                    .draw(&area, &study, Policy::EdgeColoring, &ChartStyle::default())
-                    .unwrap();
-            }
+            let svg = crate::charts::chart::svg(chart, &shown, 700, 380).unwrap();
             assert!(svg.contains("<svg"), "{chart:?}");
-            let t = chart.table(&study, Policy::EdgeColoring);
+            let t = Chart::table(chart, &shown);
             assert!(!t.rows.is_empty(), "{chart:?}");
         }
         let jct = ClusterChart::Jct.table(&study, Policy::Ecmp);

@@ -1,12 +1,15 @@
 //! The co-design front: the least training time at each budget over every parallelism, shape and
 //! mapping searched, one colour per winning design, with the ranked table's budget marked.
 
+use super::chart::{Area, Chart};
 use super::compare_chart::{money_time_frame, winner_color};
 use super::front::short_usd;
+use super::tables::DataTable;
 use super::{palette, ChartStyle};
 use crate::codesign::CodesignResult;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::Arc;
 
 /// Draw the front found so far.
 pub fn draw_codesign<DB: DrawingBackend>(
@@ -80,6 +83,38 @@ pub fn draw_codesign<DB: DrawingBackend>(
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK.mix(0.5)));
     super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     area.present()
+}
+
+/// The Co-design view's chart: the front of its search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CodesignChart;
+
+impl Chart for CodesignChart {
+    type Data = Arc<CodesignResult>;
+
+    fn testid(self) -> &'static str {
+        "chart-codesign"
+    }
+
+    fn description(self) -> &'static str {
+        "The fastest design at each budget"
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &Arc<CodesignResult>,
+        _highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        draw_codesign(area, data, style)
+            .map(|()| Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn table(self, data: &Arc<CodesignResult>) -> DataTable {
+        super::tables::codesign_table(&data.front)
+    }
 }
 
 #[cfg(test)]

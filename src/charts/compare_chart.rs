@@ -2,13 +2,16 @@
 //! lower envelope (the best shape at each budget) drawn thick, one colour per winning shape, with
 //! the ranking budget marked.
 
+use super::chart::{Area, Chart};
 use super::front::{axis_points, nice_log_points, short_usd, trimmed};
+use super::tables::DataTable;
 use super::{palette, ChartStyle};
 use crate::analysis::shape_run::ShapeRun;
 use crate::analysis::shapes::{envelope, winners};
 use plotters::coord::combinators::{BindKeyPoints, LogCoord, WithKeyPoints};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::Arc;
 
 /// Both axes on a log scale with chosen key points.
 type LogLog = Cartesian2d<WithKeyPoints<LogCoord<f64>>, WithKeyPoints<LogCoord<f64>>>;
@@ -170,6 +173,38 @@ pub fn draw_compare<DB: DrawingBackend>(
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK.mix(0.5)));
     super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     area.present()
+}
+
+/// The shape comparison's chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompareChart;
+
+impl Chart for CompareChart {
+    type Data = Arc<ShapeRun>;
+
+    fn testid(self) -> &'static str {
+        "chart-compare"
+    }
+
+    fn description(self) -> &'static str {
+        "Pareto fronts of every network shape with the lower envelope"
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &Arc<ShapeRun>,
+        _highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        draw_compare(area, data, style)
+            .map(|()| Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn table(self, data: &Arc<ShapeRun>) -> DataTable {
+        super::tables::compare_table(&data.budgets, &data.fronts)
+    }
 }
 
 #[cfg(test)]

@@ -2,12 +2,15 @@
 //! +5%, ...), infeasible cells in grey, constraint lines, the uniform split, and both methods'
 //! paths ending at the optimum.
 
+use super::chart::{Area, Chart};
 use super::front::trimmed;
+use super::tables::DataTable;
 use super::{palette, ChartStyle};
 use crate::analysis::landscape::Landscape;
 use crate::optimize::Method;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::Arc;
 
 /// Band edges, relative to the optimum's time: a cell is in band k when its time is at most
 /// `(1 + BANDS[k])` times the optimum's.
@@ -180,6 +183,45 @@ pub fn draw_landscape<DB: DrawingBackend>(
     ))?;
     legend.draw(&Text::new("infeasible", (8 + sw, y + 2), font))?;
     area.present()
+}
+
+/// The landscape view's chart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LandscapeChart;
+
+/// The names of the landscape's pair of dimensions (the one drawn).
+pub fn pair_names(l: &Landscape) -> (String, String) {
+    (format!("B{}", l.dims.0 + 1), format!("B{}", l.dims.1 + 1))
+}
+
+impl Chart for LandscapeChart {
+    type Data = Arc<Landscape>;
+
+    fn testid(self) -> &'static str {
+        "chart-landscape"
+    }
+
+    fn description(self) -> &'static str {
+        "Training time over the bandwidths of two dimensions, with the feasible set and the optimizer's path"
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &Arc<Landscape>,
+        _highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        let (a, b) = pair_names(data);
+        draw_landscape(area, data, (&a, &b), style)
+            .map(|()| Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn table(self, data: &Arc<Landscape>) -> DataTable {
+        let (a, b) = pair_names(data);
+        super::tables::landscape_table(data, &a, &b)
+    }
 }
 
 #[cfg(test)]

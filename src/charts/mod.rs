@@ -2,6 +2,7 @@
 //! canvas, exports SVG and runs in native tests.
 
 pub mod bw_bars;
+pub mod chart;
 pub mod cluster_charts;
 pub mod codesign_chart;
 pub mod compare_chart;
@@ -16,9 +17,10 @@ pub mod tables;
 pub mod time_bars;
 
 pub use bw_bars::{draw_bw_bars, BwBar};
+pub use chart::{Area, Chart, PointInfo};
 pub use cost_bars::{draw_cost_bars, CostBar};
 pub use front::{draw_front, Design, FrontChart};
-pub use study_charts::{chart_svg, front_csv, StudyChart};
+pub use study_charts::{front_csv, StudyChart, StudyShown};
 pub use time_bars::{draw_time_bars, TimeBar};
 
 /// Sizes and colours shared by the charts. `scale` multiplies every length in pixels: the device pixel

@@ -3,10 +3,13 @@
 //! side (least rate and static makespan against the contention-free time), and the makespan
 //! against the number of failed spines.
 
+use super::chart::{Area, Chart};
+use super::tables::{DataTable, RouteChart};
 use super::{palette, ChartStyle};
 use crate::routing::study::RouteStudy;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::sync::Arc;
 
 type Result<DB> = std::result::Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
 
@@ -352,6 +355,48 @@ pub fn draw_route_failures<DB: DrawingBackend>(
     area.present()
 }
 
+/// What the Routing view's charts show: the study, and which algorithm's loads the heatmap shows.
+#[derive(Clone, Debug)]
+pub struct RouteShown {
+    pub study: Arc<RouteStudy>,
+    /// The index of the algorithm in `study.routed`.
+    pub which: usize,
+}
+
+impl Chart for RouteChart {
+    type Data = RouteShown;
+
+    fn testid(self) -> &'static str {
+        RouteChart::testid(self)
+    }
+
+    fn description(self) -> &'static str {
+        RouteChart::description(self)
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &RouteShown,
+        _highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> std::result::Result<Vec<(i32, i32)>, String> {
+        let s = &data.study;
+        match self {
+            RouteChart::Loads => draw_route_loads(area, s, data.which, style),
+            RouteChart::Compare => draw_route_compare(area, s, style),
+            RouteChart::Rates => super::route_cdf::draw_rate_cdf(area, s, style),
+            RouteChart::Failures => draw_route_failures(area, s, style),
+        }
+        .map(|()| Vec::new())
+        .map_err(|e| e.to_string())
+    }
+
+    fn table(self, data: &RouteShown) -> DataTable {
+        RouteChart::table(self, &data.study, data.which)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,22 +405,29 @@ mod tests {
     #[test]
     fn the_routing_charts_draw_as_svg() {
         let s = route_study(&RoutePreset::DegradedLink.setup()).unwrap();
-        let mut texts = Vec::new();
-        for k in 0..3 {
-            let mut svg = String::new();
-            {
-                let area = SVGBackend::with_string(&mut svg, (800, 360)).into_drawing_area();
-                match k {
-                    0 => draw_route_loads(&area, &s, 1, &ChartStyle::default()).unwrap(),
-                    1 => draw_route_compare(&area, &s, &ChartStyle::default()).unwrap(),
-                    _ => draw_route_failures(&area, &s, &ChartStyle::default()).unwrap(),
-                }
-            }
-            texts.push(svg);
-        }
+        let shown = RouteShown {
+            study: Arc::new(s),
+            which: 1,
+        };
+        let texts: Vec<String> = RouteChart::ALL
+            .into_iter()
+            .map(|chart| crate::charts::chart::svg(chart, &shown, 800, 360).unwrap())
+            .collect();
         assert!(texts[0].contains("Flows per ToR-spine link, greedy"));
         assert!(texts[0].contains("ToR 7") && texts[0].contains("S3"));
         assert!(texts[1].contains("contention-free") && texts[1].contains("ECMP"));
-        assert!(texts[2].contains("failed spines") && texts[2].contains("greedy"));
+        assert!(texts[2].contains("<svg") && texts[2].contains("ECMP"));
+        assert!(texts[3].contains("failed spines") && texts[3].contains("greedy"));
+        // The heatmap follows the algorithm shown, and so does its table.
+        let ecmp = RouteShown {
+            which: 0,
+            ..shown.clone()
+        };
+        let svg = crate::charts::chart::svg(RouteChart::Loads, &ecmp, 800, 360).unwrap();
+        assert!(svg.contains("Flows per ToR-spine link, ECMP"));
+        assert_eq!(
+            Chart::table(RouteChart::Loads, &ecmp),
+            RouteChart::table(RouteChart::Loads, &shown.study, 0)
+        );
     }
 }

@@ -1,13 +1,24 @@
 //! The app's four charts of a [`Study`], named so that the page, the PNG/SVG export and the tests
 //! draw them with one function each, on any Plotters backend; and the front as CSV.
 
+use super::chart::{Area, Chart, PointInfo};
+use super::tables::DataTable;
 use super::{
     draw_bw_bars, draw_cost_bars, draw_front, draw_time_bars, BwBar, ChartStyle, CostBar, Design,
     FrontChart, TimeBar,
 };
 use crate::analysis::study::Study;
+use crate::format::{duration_ns, usd};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
+use std::sync::Arc;
+
+/// What the Design view's charts show: the study of the design, and a pinned one beside it.
+#[derive(Clone, Debug)]
+pub struct StudyShown {
+    pub study: Arc<Study>,
+    pub pinned: Option<Arc<Study>>,
+}
 
 /// One chart of the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,30 +164,120 @@ pub fn front_csv(study: &Study) -> String {
     }
 }
 
-/// A chart as an SVG document of `width` x `height` pixels.
-pub fn chart_svg(
-    chart: StudyChart,
-    study: &Study,
-    pinned: Option<&Study>,
-    width: u32,
-    height: u32,
-) -> Result<String, String> {
-    use plotters::prelude::{IntoDrawingArea, SVGBackend};
-    let mut svg = String::new();
-    {
-        let mut backend = SVGBackend::with_string(&mut svg, (width, height));
-        // Through the one backend type the app draws with (see `dyn_backend`).
-        let area = super::dyn_backend::DynBackend(&mut backend).into_drawing_area();
-        chart.draw(&area, study, pinned, None, &ChartStyle::default())?;
+impl Chart for StudyChart {
+    type Data = StudyShown;
+
+    fn testid(self) -> &'static str {
+        StudyChart::testid(self)
     }
-    Ok(svg)
+
+    fn description(self) -> &'static str {
+        StudyChart::description(self)
+    }
+
+    fn file_stem(self) -> &'static str {
+        StudyChart::file_stem(self)
+    }
+
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &StudyShown,
+        highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String> {
+        StudyChart::draw(
+            self,
+            area,
+            &data.study,
+            data.pinned.as_deref(),
+            highlight,
+            style,
+        )
+    }
+
+    fn table(self, data: &StudyShown) -> DataTable {
+        StudyChart::table(self, &data.study, data.pinned.as_deref())
+    }
+
+    /// The front's points: budget, time and cost, and the bandwidths.
+    fn point(self, data: &StudyShown, i: usize) -> Option<PointInfo> {
+        if self != StudyChart::Front {
+            return None;
+        }
+        let p = data.study.front.as_ref().ok()?.points.get(i)?;
+        let bw: Vec<String> = p.bw_gbps.iter().map(|b| format!("{b:.1}")).collect();
+        Some(PointInfo {
+            title: format!("budget {}", usd(p.budget_usd)),
+            lines: vec![
+                format!("time {} · cost {}", duration_ns(p.time_ns), usd(p.cost_usd)),
+                format!("B = {} GB/s", bw.join(" / ")),
+            ],
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::study::{study, FRONT_POINTS};
+    use crate::charts::chart::svg;
     use crate::presets;
+
+    fn chart_svg(
+        chart: StudyChart,
+        study: &Study,
+        pinned: Option<&Study>,
+        width: u32,
+        height: u32,
+    ) -> Result<String, String> {
+        let shown = StudyShown {
+            study: Arc::new(study.clone()),
+            pinned: pinned.map(|p| Arc::new(p.clone())),
+        };
+        svg(chart, &shown, width, height)
+    }
+
+    #[test]
+    fn only_the_fronts_points_are_pickable_and_read_as_the_front_says() {
+        let s = Arc::new(study(&presets::default_scenario()).unwrap());
+        let shown = StudyShown {
+            study: s.clone(),
+            pinned: None,
+        };
+        let front = s.front.as_ref().unwrap();
+        let last = front.points.len() - 1;
+        let p = &front.points[last];
+        let info = Chart::point(StudyChart::Front, &shown, last).unwrap();
+        assert_eq!(info.title, format!("budget {}", usd(p.budget_usd)));
+        assert_eq!(
+            info.lines[0],
+            format!("time {} · cost {}", duration_ns(p.time_ns), usd(p.cost_usd))
+        );
+        assert_eq!(info.lines[1].matches(" / ").count(), p.bw_gbps.len() - 1);
+        assert!(Chart::point(StudyChart::Front, &shown, last + 1).is_none());
+        for chart in [
+            StudyChart::Bandwidth,
+            StudyChart::TimeBreakdown,
+            StudyChart::Cost,
+        ] {
+            assert!(Chart::point(chart, &shown, 0).is_none());
+        }
+        // The pixel positions drawn are one per point.
+        let mut out = String::new();
+        let mut backend = plotters::prelude::SVGBackend::with_string(&mut out, (800, 400));
+        let area = plotters::prelude::IntoDrawingArea::into_drawing_area(
+            crate::charts::dyn_backend::DynBackend(&mut backend),
+        );
+        let drawn = Chart::draw(
+            StudyChart::Front,
+            &area,
+            &shown,
+            None,
+            &ChartStyle::default(),
+        );
+        assert_eq!(drawn.unwrap().len(), front.points.len());
+    }
 
     #[test]
     fn every_chart_of_the_default_study_draws_as_svg() {

@@ -1,84 +1,186 @@
-//! One chart of the results on a canvas sized in device pixels, redrawn when the study changes,
-//! with PNG and SVG export; on the front, hovering a point shows its values and clicking loads it.
+//! The one canvas component for every chart of the app (`charts::Chart`): drawn in device pixels
+//! whenever its data changes, with its numbers as a table and PNG and SVG export; a chart with
+//! pickable points (the Design view's front) shows a point's values on hover or with the arrow
+//! keys, and loads it on click or Enter.
 
 use super::browser;
 use super::chart_table::ChartTable;
-use super::studio::Studio;
+use crate::charts::chart::{svg, Area};
 use crate::charts::dyn_backend::DynBackend;
-use crate::charts::{chart_svg, ChartStyle, StudyChart};
-use crate::format::{duration_ns, usd};
+use crate::charts::tables::DataTable;
+use crate::charts::{Chart, ChartStyle, PointInfo};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
+use std::sync::Arc;
 
-/// How near (CSS pixels) the pointer must be to a front point to pick it.
+/// How near (CSS pixels) the pointer must be to a point to pick it.
 const PICK_PX: f64 = 14.0;
 
-/// A chart of the current study.
+/// A chart on a canvas, with its table and export buttons.
 #[component]
-pub fn ChartCanvas(
-    /// The app state.
-    studio: Studio,
+pub fn ChartCanvas<C: Chart>(
     /// Which chart.
-    chart: StudyChart,
+    chart: C,
+    /// What it shows (None: nothing yet, or the input is invalid: the last drawing stays).
+    #[prop(into)]
+    data: Signal<Option<C::Data>>,
+    /// Lengths and text scaled by this on top of the device pixel ratio (projector, large text).
+    #[prop(optional, into)]
+    text_scale: Option<Signal<f64>>,
+    /// Draw in a task of its own (charts heavy enough that four in one task would be a long task).
+    #[prop(optional)]
+    own_task: bool,
+    /// Greyed out: the data is an earlier input's.
+    #[prop(optional, into)]
+    stale: Option<Signal<bool>>,
+    /// Called with a pickable point the visitor clicked or chose with Enter (None: the points are
+    /// not pickable).
+    #[prop(default = None)]
+    on_pick: Option<Callback<(C::Data, usize)>>,
+    /// Called after each drawing with its milliseconds.
+    #[prop(optional)]
+    on_drawn: Option<Callback<f64>>,
+    /// Called when an export fails, with why.
+    #[prop(optional)]
+    on_error: Option<Callback<String>>,
+    /// Extra CSS class of the canvas.
+    #[prop(optional)]
+    class: &'static str,
 ) -> impl IntoView {
+    // Only these closures know the chart's type: the component itself is compiled once, not once
+    // per chart family (each copy would cost the wasm kilobytes).
+    let erased = Erased {
+        testid: chart.testid(),
+        description: chart.description(),
+        file_stem: chart.file_stem(),
+        present: Signal::derive(move || data.with(Option::is_some)),
+        draw: Arc::new(move |area, highlight, style| {
+            data.with_untracked(|d| d.as_ref().map(|d| chart.draw(area, d, highlight, style)))
+        }),
+        table: Arc::new(move || data.with(|d| d.as_ref().map(|d| chart.table(d)))),
+        point: Arc::new(move |i| data.with(|d| d.as_ref().and_then(|d| chart.point(d, i)))),
+        svg: Arc::new(move |w, h| data.with_untracked(|d| d.as_ref().map(|d| svg(chart, d, w, h)))),
+        pick: on_pick.map(|f| {
+            Arc::new(move |i| {
+                if let Some(d) = data.get_untracked() {
+                    f.run((d, i));
+                }
+            }) as Arc<dyn Fn(usize) + Send + Sync>
+        }),
+    };
+    erased_canvas(
+        erased, text_scale, own_task, stale, on_drawn, on_error, class,
+    )
+}
+
+type DrawFn = dyn Fn(&Area<'_>, Option<usize>, &ChartStyle) -> Option<Result<Vec<(i32, i32)>, String>>
+    + Send
+    + Sync;
+
+type SvgFn = dyn Fn(u32, u32) -> Option<Result<String, String>> + Send + Sync;
+
+/// A chart with its data, its type forgotten.
+struct Erased {
+    testid: &'static str,
+    description: &'static str,
+    file_stem: &'static str,
+    /// Whether there is data (tracked: what the drawing follows).
+    present: Signal<bool>,
+    /// Draws the data now (None: there is none); untracked.
+    draw: Arc<DrawFn>,
+    /// The table of the data (tracked).
+    table: Arc<dyn Fn() -> Option<DataTable> + Send + Sync>,
+    /// A pickable point's tooltip (tracked).
+    point: Arc<dyn Fn(usize) -> Option<PointInfo> + Send + Sync>,
+    /// The chart as SVG of a size; untracked.
+    svg: Arc<SvgFn>,
+    /// Loads a picked point (None: points are not pickable).
+    pick: Option<Arc<dyn Fn(usize) + Send + Sync>>,
+}
+
+fn erased_canvas(
+    erased: Erased,
+    text_scale: Option<Signal<f64>>,
+    own_task: bool,
+    stale: Option<Signal<bool>>,
+    on_drawn: Option<Callback<f64>>,
+    on_error: Option<Callback<String>>,
+    class: &'static str,
+) -> impl IntoView {
+    let Erased {
+        testid,
+        description,
+        file_stem,
+        present,
+        draw: draw_data,
+        table,
+        point,
+        svg,
+        pick: pick_fn,
+    } = erased;
     let canvas_ref = NodeRef::<Canvas>::new();
     let hover = RwSignal::new(None::<usize>);
-    // Pixel positions of the front's points (device pixels), from the last drawing.
+    // Pixel positions of the pickable points (device pixels), from the last drawing.
     let points = StoredValue::new(Vec::<(i32, i32)>::new());
-    let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
-    let stale = move || studio.outcome.with(|o| o.stale);
-    Effect::new(move |_| {
-        let large = studio.large_text.get() || studio.presenting.get();
-        let highlight = hover.get();
-        let Some(s) = study.get() else { return };
-        let pinned = studio.pinned_study.get();
-        let Some(canvas) = canvas_ref.get() else {
+    let pickable = pick_fn.is_some();
+    // Handles, so that every closure below can copy them.
+    let (draw_data, table, point, svg, pick_fn) = (
+        StoredValue::new(draw_data),
+        StoredValue::new(table),
+        StoredValue::new(point),
+        StoredValue::new(svg),
+        StoredValue::new(pick_fn),
+    );
+    let draw = move |highlight: Option<usize>, scale: f64| {
+        let Some(canvas) = canvas_ref.try_get_untracked().flatten() else {
             return;
         };
-        let drawing_started = browser::now_ms();
+        let started = browser::now_ms();
         let dpr = browser::fit_to_device_pixels(&canvas);
-        let style = ChartStyle {
-            scale: dpr * if large { 1.5 } else { 1.0 },
-        };
+        let style = ChartStyle { scale: dpr * scale };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
-        if let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) {
-            match chart.draw(
-                &DynBackend(&mut backend).into_drawing_area(),
-                &s,
-                pinned.as_deref(),
-                highlight,
-                &style,
-            ) {
-                Ok(p) => {
-                    // The points in CSS pixels, for tests and tools that drive the page.
-                    if !p.is_empty() {
-                        let css: Vec<String> = p
-                            .iter()
-                            .map(|(x, y)| {
-                                format!("[{:.1},{:.1}]", f64::from(*x) / dpr, f64::from(*y) / dpr)
-                            })
-                            .collect();
-                        let _ =
-                            canvas_el.set_attribute("data-points", &format!("[{}]", css.join(",")));
-                    }
-                    points.set_value(p)
+        let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) else {
+            return;
+        };
+        let area = DynBackend(&mut backend).into_drawing_area();
+        let Some(drawn) = draw_data.with_value(|f| f(&area, highlight, &style)) else {
+            return;
+        };
+        match drawn {
+            Ok(p) => {
+                // The points in CSS pixels, for tests and tools that drive the page.
+                if !p.is_empty() {
+                    let css: Vec<String> = p
+                        .iter()
+                        .map(|(x, y)| {
+                            format!("[{:.1},{:.1}]", f64::from(*x) / dpr, f64::from(*y) / dpr)
+                        })
+                        .collect();
+                    let _ = canvas_el.set_attribute("data-points", &format!("[{}]", css.join(",")));
                 }
-                Err(e) => leptos::logging::error!("{}: {e}", chart.testid()),
+                points.set_value(p);
             }
-            // How long this chart took to draw, for the browser tests to break a redraw down.
-            let ms = browser::now_ms() - drawing_started;
-            let _ = canvas_el.set_attribute("data-draw-ms", &format!("{ms:.2}"));
+            Err(e) => leptos::logging::error!("{testid}: {e}"),
         }
-        // An edit's time runs to the last of the charts redrawn.
-        if let Some(t0) = studio.edited_at.get_value() {
-            let drawn = studio.charts_drawn.get_value() + 1;
-            studio.charts_drawn.set_value(drawn);
-            if drawn >= StudyChart::ALL.len() {
-                studio.edited_at.set_value(None);
-                studio.redraw_ms.set(Some(browser::now_ms() - t0));
-            }
+        // How long this chart took to draw, for the browser tests to break a redraw down.
+        let ms = browser::now_ms() - started;
+        let _ = canvas_el.set_attribute("data-draw-ms", &format!("{ms:.2}"));
+        if let Some(f) = on_drawn {
+            f.run(ms);
+        }
+    };
+    Effect::new(move |_| {
+        let scale = text_scale.map_or(1.0, |s| s.get());
+        let highlight = hover.get();
+        if !present.get() {
+            return;
+        }
+        if own_task {
+            set_timeout(move || draw(highlight, scale), std::time::Duration::ZERO);
+        } else {
+            draw(highlight, scale);
         }
     });
     let nearest = move |ev: &web_sys::MouseEvent| -> Option<usize> {
@@ -98,66 +200,68 @@ pub fn ChartCanvas(
                 .map(|(i, _)| i)
         })
     };
+    let pick = move |i: usize| {
+        if let Some(f) = pick_fn.with_value(Clone::clone) {
+            hover.set(None);
+            f(i);
+        }
+    };
     let tooltip = move || {
         let i = hover.get()?;
-        let s = study.get()?;
-        let p = s.front.as_ref().ok()?.points.get(i)?.clone();
-        let bw: Vec<String> = p.bw_gbps.iter().map(|b| format!("{b:.1}")).collect();
+        let p = point.with_value(|f| f(i))?;
         Some(view! {
             <div class="tooltip" data-testid="pareto-tooltip" role="status">
-                <strong>{format!("budget {}", usd(p.budget_usd))}</strong>
-                <span>{format!("time {} · cost {}", duration_ns(p.time_ns), usd(p.cost_usd))}</span>
-                <span>{format!("B = {} GB/s", bw.join(" / "))}</span>
+                <strong>{p.title}</strong>
+                {p.lines.into_iter().map(|l| view! { <span>{l}</span> }).collect_view()}
                 <span class="muted">"click or Enter to load this design"</span>
             </div>
         })
     };
+    let failed = move |what: &str, e: String| match on_error {
+        Some(f) => f.run(format!("{what} export failed: {e}")),
+        None => leptos::logging::error!("{what} export failed: {e}"),
+    };
     let export_png = move |_| {
         if let Some(c) = canvas_ref.get_untracked() {
-            if let Err(e) = browser::download_png(&c, &format!("{}.png", chart.file_stem())) {
-                studio.banner.set(Some(super::studio::Banner::Error(format!(
-                    "PNG export failed: {e}"
-                ))));
+            if let Err(e) = browser::download_png(&c, &format!("{file_stem}.png")) {
+                failed("PNG", e);
             }
         }
     };
     let export_svg = move |_| {
-        let Some(s) = study.get_untracked() else {
-            return;
-        };
         let (w, h) = canvas_ref.get_untracked().map_or((900, 420), |c| {
             (
                 c.client_width().max(200) as u32,
                 c.client_height().max(150) as u32,
             )
         });
-        let pinned = studio.pinned_study.get_untracked();
-        let result = chart_svg(chart, &s, pinned.as_deref(), w, h).and_then(|svg| {
-            browser::download(&svg, &format!("{}.svg", chart.file_stem()), "image/svg+xml")
-        });
+        let Some(result) = svg.with_value(|f| f(w, h)) else {
+            return;
+        };
+        let result = result
+            .and_then(|svg| browser::download(&svg, &format!("{file_stem}.svg"), "image/svg+xml"));
         if let Err(e) = result {
-            studio.banner.set(Some(super::studio::Banner::Error(format!(
-                "SVG export failed: {e}"
-            ))));
+            failed("SVG", e);
         }
     };
-    let is_front = chart == StudyChart::Front;
+    let stale = move || stale.is_some_and(|s| s.get());
+    let has_data = move || present.get();
     view! {
-        <figure class="chart-box" class:front=is_front>
+        <figure class="chart-box" class:front=pickable>
             <canvas
                 node_ref=canvas_ref
-                class="chart"
+                class=format!("chart {class}")
                 class:stale=stale
-                class:pickable=move || is_front && hover.get().is_some()
-                data-testid=chart.testid()
+                class:pickable=move || pickable && hover.get().is_some()
+                data-testid=testid
                 role="img"
-                aria-label=if is_front {
-                    format!("{}. Arrow keys choose a point, Enter loads it.", chart.description())
+                aria-label=if pickable {
+                    format!("{description}. Arrow keys choose a point, Enter loads it.")
                 } else {
-                    chart.description().to_string()
+                    description.to_string()
                 }
                 on:mousemove=move |ev| {
-                    if is_front {
+                    if pickable {
                         let n = nearest(&ev);
                         if hover.get_untracked() != n {
                             hover.set(n);
@@ -169,26 +273,20 @@ pub fn ChartCanvas(
                         hover.set(None);
                     }
                 }
-                tabindex=is_front.then_some("0")
+                tabindex=pickable.then_some("0")
                 on:keydown=move |ev| {
-                    if !is_front {
+                    if !pickable {
                         return;
                     }
-                    let len = study.with_untracked(|s| {
-                        s.as_ref().and_then(|s| s.front.as_ref().ok()).map_or(0, |f| f.points.len())
-                    });
+                    let len = points.with_value(Vec::len);
                     let key = ev.key();
                     if let Some(i) = crate::charts::front::point_after(hover.get_untracked(), len, &key) {
                         ev.prevent_default();
                         hover.set(Some(i));
                     } else if key == "Enter" || key == " " {
-                        let picked = hover.get_untracked().and_then(|i| {
-                            study.get_untracked()?.front.as_ref().ok()?.points.get(i).map(|p| p.budget_usd)
-                        });
-                        if let Some(budget) = picked {
+                        if let Some(i) = hover.get_untracked() {
                             ev.prevent_default();
-                            hover.set(None);
-                            studio.restructure(|f| f.load_front_point(budget));
+                            pick(i);
                         }
                     } else if key == "Escape" {
                         hover.set(None);
@@ -200,33 +298,22 @@ pub fn ChartCanvas(
                     }
                 }
                 on:click=move |ev| {
-                    if !is_front {
-                        return;
-                    }
-                    let picked = nearest(&ev).and_then(|i| {
-                        study.get_untracked()?.front.as_ref().ok()?.points.get(i).map(|p| p.budget_usd)
-                    });
-                    if let Some(budget) = picked {
-                        hover.set(None);
-                        studio.restructure(|f| f.load_front_point(budget));
+                    if let Some(i) = nearest(&ev) {
+                        pick(i);
                     }
                 }
             ></canvas>
-            {move || is_front.then(tooltip)}
+            {move || pickable.then(tooltip)}
             <ChartTable
-                testid=chart.testid()
-                table=Callback::new(move |()| {
-                    let s = study.get()?;
-                    let pinned = studio.pinned_study.get();
-                    Some(chart.table(&s, pinned.as_deref()))
-                })
+                testid=testid
+                table=Callback::new(move |()| table.with_value(|f| f()))
             />
-            <figcaption class="chart-tools">
-                <span class="muted">{chart.description()}</span>
-                <button type="button" data-testid=format!("{}-png", chart.testid()) on:click=export_png>
+            <figcaption class="chart-tools" class:hidden=move || !has_data()>
+                <span class="muted">{description}</span>
+                <button type="button" data-testid=format!("{testid}-png") on:click=export_png>
                     "PNG"
                 </button>
-                <button type="button" data-testid=format!("{}-svg", chart.testid()) on:click=export_svg>
+                <button type="button" data-testid=format!("{testid}-svg") on:click=export_svg>
                     "SVG"
                 </button>
             </figcaption>

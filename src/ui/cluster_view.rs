@@ -4,11 +4,11 @@
 //! completion times as distributions, the NICs busy over time and a timeline of the jobs. It
 //! lives in the `routing-view` module with the Routing view; its state travels in the link.
 
-use super::chart_table::{data_table, ChartTable};
+use super::chart_canvas::ChartCanvas;
+use super::chart_table::data_table;
 use super::module_bridge::CLUSTER;
-use super::plot_canvas::PlotCanvas;
 use super::sliced_runner::SlicedRunner;
-use crate::charts::cluster_charts::{cluster_summary, ClusterChart};
+use crate::charts::cluster_charts::{cluster_summary, ClusterChart, ClusterShown};
 use crate::cluster::placement::Placement;
 use crate::cluster::study::{ClusterLink, ClusterPreset, ClusterRun, ClusterSetup};
 use crate::cluster::{Policy, Reroute};
@@ -127,6 +127,12 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
     on_cleanup(move || runner.abandon());
     let study = Memo::new(move |_| runner.output.get());
     let timeline_policy = Memo::new(move |_| link.with(|l| l.shown));
+    let shown = Signal::derive(move || {
+        study.get().map(|study| ClusterShown {
+            study,
+            shown: timeline_policy.get(),
+        })
+    });
     let setup = Memo::new(move |_| link.with(|l| l.setup.clone()));
     let reroute_key = move || match setup.with(|s| s.reroute) {
         Reroute::Arrival => "arrival",
@@ -306,28 +312,7 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                 <div class="charts">
                     {ClusterChart::ALL
                         .into_iter()
-                        .map(|chart| view! {
-                            <figure class="chart-box">
-                                <PlotCanvas
-                                    testid=chart.testid()
-                                    label=chart.description()
-                                    draw=move |area, style| {
-                                        let shown = timeline_policy.get();
-                                        study.with(|s| match s {
-                                            Some(s) => chart.draw(area, s, shown, style).map_err(|e| e.to_string()),
-                                            None => Ok(()),
-                                        })
-                                    }
-                                />
-                                <ChartTable
-                                    testid=chart.testid()
-                                    table=Callback::new(move |()| {
-                                        let shown = timeline_policy.get();
-                                        study.with(|s| s.as_ref().map(|s| chart.table(s, shown)))
-                                    })
-                                />
-                            </figure>
-                        })
+                        .map(|chart| view! { <ChartCanvas chart data=shown own_task=true /> })
                         .collect_view()}
                 </div>
             </div>

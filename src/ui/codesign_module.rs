@@ -6,17 +6,18 @@
 //! with a progress bar and Cancel.
 
 use super::browser;
-use super::chart_table::{data_table, ChartTable};
+use super::chart_canvas::ChartCanvas;
+use super::chart_table::data_table;
 use super::module_bridge::CODESIGN as bridge;
-use super::plot_canvas::PlotCanvas;
-use crate::charts::codesign_chart::draw_codesign;
-use crate::charts::tables::{codesign_ranked_table, codesign_table, codesign_winners_table};
+use crate::charts::codesign_chart::CodesignChart;
+use crate::charts::tables::{codesign_ranked_table, codesign_winners_table};
 use crate::codesign::{
     CodesignInputs, CodesignResult, CodesignRun, CustomField, InputField, ModelPreset, CUSTOM,
 };
 use crate::format::usd;
 use crate::model::scenario::Scenario;
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// Mount the view in the app's `#codesign-root`.
 pub fn start() {
@@ -29,7 +30,7 @@ struct Search {
     run: StoredValue<Option<CodesignRun>>,
     /// Bumped after every frame of work.
     tick: RwSignal<u64>,
-    result: RwSignal<Option<CodesignResult>>,
+    result: RwSignal<Option<Arc<CodesignResult>>>,
     of: StoredValue<Option<(CodesignInputs, Scenario)>>,
     error: RwSignal<Option<String>>,
     running: RwSignal<bool>,
@@ -89,7 +90,7 @@ impl Search {
                             .run
                             .with_value(|r| r.as_ref().map(|r| (r.outcome(), r.result())));
                         match outcome {
-                            Some((Ok(()), result)) => this.result.set(Some(result)),
+                            Some((Ok(()), result)) => this.result.set(Some(Arc::new(result))),
                             Some((Err(e), _)) => {
                                 this.result.set(None);
                                 this.error.set(Some(e.to_string()));
@@ -342,20 +343,7 @@ fn CodesignPanel() -> impl IntoView {
                 </Show>
             </div>
             {status}
-            <PlotCanvas
-                testid="chart-codesign"
-                label="The fastest design at each budget"
-                draw=move |area, style| {
-                    search.result.with(|r| match r {
-                        Some(r) => draw_codesign(area, r, style).map_err(|e| e.to_string()),
-                        None => Ok(()),
-                    })
-                }
-            />
-            <ChartTable
-                testid="chart-codesign"
-                table=Callback::new(move |()| search.result.with(|r| r.as_ref().map(|r| codesign_table(&r.front))))
-            />
+            <ChartCanvas chart=CodesignChart data=search.result />
             {results}
         </section>
     }

@@ -3,12 +3,10 @@
 //! and the optimizer's path. The computation is `analysis::landscape`.
 
 use super::browser;
-use super::chart_table::ChartTable;
-use super::plot_canvas::PlotCanvas;
+use super::chart_canvas::ChartCanvas;
 use super::studio::Studio;
 use crate::analysis::landscape::{pair_shown, pick, Landscape, LandscapeRun, GRID};
-use crate::charts::landscape_chart::draw_landscape;
-use crate::charts::tables::landscape_table;
+use crate::charts::landscape_chart::{pair_names, LandscapeChart};
 use crate::format::duration_ns;
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -99,13 +97,12 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
             </label>
         }
     };
-    // The names of the landscape's own pair (the one drawn, which may not be the one picked yet).
-    let names_of = |l: &Landscape| (format!("B{}", l.dims.0 + 1), format!("B{}", l.dims.1 + 1));
     let summary = move || {
         let Some(Ok(l)) = result.get() else {
             return None;
         };
-        let (bi, bj) = names_of(&l);
+        // The names of the landscape's own pair (the one drawn, which may not be the one picked yet).
+        let (bi, bj) = pair_names(&l);
         let least = l.least().unwrap_or(f64::NAN);
         Some(view! {
             <div class="explain" data-testid="landscape-explain" data-value=l.feasible_share().to_string()>
@@ -167,25 +164,11 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
                 None => Some(view! { <p class="hint">"The design has no optimum yet: fix the form first."</p> }.into_any()),
                 Some(Ok(_)) => None,
             }}
-            <PlotCanvas
-                testid="chart-landscape"
-                label="Training time over the bandwidths of two dimensions, with the feasible set and the optimizer's path"
+            <ChartCanvas
+                chart=LandscapeChart
                 class="square"
-                draw=move |area, style| match result.get() {
-                    Some(Ok(l)) => {
-                        let (a, b) = names_of(&l);
-                        draw_landscape(area, &l, (&a, &b), style).map_err(|e| e.to_string())
-                    }
-                    _ => Ok(()),
-                }
-            />
-            <ChartTable
-                testid="chart-landscape"
-                table=Callback::new(move |()| match result.get() {
-                    Some(Ok(l)) => {
-                        let (a, b) = names_of(&l);
-                        Some(landscape_table(&l, &a, &b))
-                    }
+                data=Signal::derive(move || match result.get() {
+                    Some(Ok(l)) => Some(l),
                     _ => None,
                 })
             />

@@ -7,12 +7,12 @@ mod chart_table;
 mod cluster_view;
 pub mod codesign_module;
 mod constraints_panel;
+mod design_charts;
 mod fields;
 mod landscape_view;
 mod module_bridge;
 mod network_import;
 mod network_panel;
-mod plot_canvas;
 mod results_panel;
 pub mod routing_module;
 mod routing_view;
@@ -28,12 +28,11 @@ mod workload_panel;
 mod workload_sources;
 
 use crate::analysis::routing_savings::SwitchDesign;
-use crate::charts::StudyChart;
 use crate::routing::study::RouteLink;
 use crate::view::View;
 use banners::Banners;
-use chart_canvas::ChartCanvas;
 use constraints_panel::ConstraintsPanel;
+use design_charts::DesignCharts;
 use landscape_view::LandscapeView;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
@@ -280,12 +279,7 @@ fn App() -> impl IntoView {
                 <div class="outputs" data-testid="results-panel">
                     <ResultsPanel studio />
                     <SideBySidePanel studio />
-                    <section class="panel charts" aria-label="Charts">
-                        {StudyChart::ALL
-                            .into_iter()
-                            .map(|chart| view! { <ChartCanvas studio chart /> })
-                            .collect_view()}
-                    </section>
+                    <DesignCharts studio />
                     <ExplainPanel studio />
                     <Show when=move || view.get() == View::Design>
                         <section class="panel explore" aria-label="Explore further">

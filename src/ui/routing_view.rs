@@ -4,16 +4,12 @@
 //! `routing::study`; this view holds the form and draws. It lives in the `routing-view` module
 //! (`routing_module`), which the app loads the first time the view is opened.
 
-use super::browser;
-use super::chart_table::ChartTable;
+use super::chart_canvas::ChartCanvas;
 use super::module_bridge::ROUTING;
 use super::sliced_runner::SlicedRunner;
 use crate::analysis::routing_savings::{savings, SwitchDesign};
-use crate::charts::dyn_backend::DynBackend;
-use crate::charts::route_cdf::draw_rate_cdf;
-use crate::charts::route_charts::{draw_route_compare, draw_route_failures, draw_route_loads};
+use crate::charts::route_charts::RouteShown;
 use crate::charts::tables::RouteChart;
-use crate::charts::ChartStyle;
 use crate::format::duration_ns;
 use crate::format::usd;
 use crate::routing::study::{
@@ -23,68 +19,7 @@ use crate::routing::Algorithm;
 
 /// Nodes of an exact search per piece of work (a few milliseconds natively).
 const NODES_PER_STEP: u64 = 256;
-use leptos::html::Canvas;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
-use std::sync::Arc;
-
-/// A chart of the routing study on a canvas in device pixels, with its numbers as a table.
-#[component]
-fn RouteCanvas(
-    /// The study (None while the form is invalid: the last drawing stays).
-    study: Memo<Option<Arc<RouteStudy>>>,
-    /// Which algorithm the heatmap shows.
-    which: Memo<usize>,
-    chart: RouteChart,
-) -> impl IntoView {
-    let canvas_ref = NodeRef::<Canvas>::new();
-    Effect::new(move |_| {
-        let w = which.get();
-        let Some(s) = study.get() else { return };
-        // Each chart draws in a task of its own: at the paper's scale the four together (and
-        // the table beside them) would make one long task.
-        set_timeout(
-            move || draw_route_chart(canvas_ref, chart, &s, w),
-            std::time::Duration::ZERO,
-        );
-    });
-    view! {
-        <figure class="chart-box">
-            <canvas node_ref=canvas_ref class="chart" data-testid=chart.testid() role="img" aria-label=chart.description()></canvas>
-            <ChartTable
-                testid=chart.testid()
-                table=Callback::new(move |()| {
-                    let w = which.get();
-                    study.get().map(|s| chart.table(&s, w))
-                })
-            />
-        </figure>
-    }
-}
-
-/// Draw `chart` of `s` (the heatmap for algorithm `w`) on the canvas, if it is still there.
-fn draw_route_chart(canvas_ref: NodeRef<Canvas>, chart: RouteChart, s: &RouteStudy, w: usize) {
-    // The canvas is gone when the view closed before the task ran.
-    let Some(canvas) = canvas_ref.try_get_untracked().flatten() else {
-        return;
-    };
-    let dpr = browser::fit_to_device_pixels(&canvas);
-    let style = ChartStyle { scale: dpr };
-    let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) else {
-        return;
-    };
-    let area = DynBackend(&mut backend).into_drawing_area();
-    let r = match chart {
-        RouteChart::Loads => draw_route_loads(&area, s, w, &style).map_err(|e| e.to_string()),
-        RouteChart::Compare => draw_route_compare(&area, s, &style).map_err(|e| e.to_string()),
-        RouteChart::Rates => draw_rate_cdf(&area, s, &style).map_err(|e| e.to_string()),
-        RouteChart::Failures => draw_route_failures(&area, s, &style).map_err(|e| e.to_string()),
-    };
-    if let Err(e) = r {
-        leptos::logging::error!("{}: {e}", chart.testid());
-    }
-}
 
 /// What each algorithm's efficiency costs on the design's outermost Switch dimension: the bandwidth
 /// to provision for the design's optimal effective bandwidth, its cost, and the saving against ECMP.
@@ -185,6 +120,12 @@ fn RoutingView(
     Effect::new(move |_| setup.with(study_now));
     on_cleanup(move || runner.abandon());
     let study = Memo::new(move |_| runner.output.get());
+    let shown = Signal::derive(move || {
+        study.get().map(|study| RouteShown {
+            study,
+            which: which.get(),
+        })
+    });
     // The study shown is not the current setup's while one runs, after a cancel or with errors.
     let stale = move || runner.stale();
     let number = move |label: &'static str,
@@ -351,7 +292,11 @@ fn RoutingView(
             <div class="charts" class:stale=stale>
                 {RouteChart::ALL
                     .into_iter()
-                    .map(|chart| view! { <RouteCanvas study which chart /> })
+                    .map(|chart| {
+                        // Each chart draws in a task of its own: at the paper's scale the four
+                        // together (and the table beside them) would make one long task.
+                        view! { <ChartCanvas chart data=shown own_task=true /> }
+                    })
                     .collect_view()}
             </div>
         </section>

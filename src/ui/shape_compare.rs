@@ -5,13 +5,13 @@ use super::browser;
 use crate::analysis::shape_run::{CompareSetup, ShapeRun};
 use crate::model::scenario::Scenario;
 use leptos::prelude::*;
+use std::sync::Arc;
 
 /// The comparison's state, kept while other views are shown.
 #[derive(Clone, Copy)]
 pub struct ShapeCompare {
-    pub(super) run: StoredValue<Option<ShapeRun>>,
-    /// Bumped after every frame of work: what the view redraws on.
-    pub(super) tick: RwSignal<u64>,
+    /// The run, notified after every frame of work (what the view redraws on).
+    pub(super) run: RwSignal<Option<Arc<ShapeRun>>>,
     /// The scenario the run is for.
     pub(super) of: StoredValue<Option<Scenario>>,
     /// The dimension counts enumerated and the shapes the visitor added.
@@ -26,8 +26,7 @@ pub struct ShapeCompare {
 impl ShapeCompare {
     pub fn new() -> ShapeCompare {
         ShapeCompare {
-            run: StoredValue::new(None),
-            tick: RwSignal::new(0),
+            run: RwSignal::new(None),
             of: StoredValue::new(None),
             setup: RwSignal::new(CompareSetup::default()),
             error: RwSignal::new(None),
@@ -46,26 +45,29 @@ impl ShapeCompare {
         let started = browser::now_ms();
         match ShapeRun::new(sc, &this.setup.get_untracked()) {
             Err(e) => {
-                this.run.set_value(None);
+                this.run.set(None);
                 this.error.set(Some(e.to_string()));
             }
             Ok(run) => {
                 this.error.set(None);
-                this.run.set_value(Some(run));
-                this.tick.update(|t| *t += 1);
+                this.run.set(Some(Arc::new(run)));
                 browser::run_in_frames(move || {
                     if this.generation.try_get_value() != Some(generation) {
                         return true;
                     }
                     let done = browser::work_for_a_frame(|| {
+                        // The chart and tables hold the run only while drawing: `make_mut`
+                        // steps it in place.
                         this.run
-                            .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(1)))
+                            .try_update_untracked(|r| {
+                                r.as_mut().is_none_or(|r| Arc::make_mut(r).step(1))
+                            })
                             .unwrap_or(true)
                     });
                     if done {
                         this.elapsed_ms.set(Some(browser::now_ms() - started));
                     }
-                    this.tick.update(|t| *t += 1);
+                    this.run.notify();
                     done
                 });
             }

@@ -3,14 +3,12 @@
 //! the winner per budget range and a ranking at the design's budget. The work
 //! (`analysis::shape_run`) runs a few shapes per animation frame with a progress bar.
 
-use super::chart_table::ChartTable;
-use super::plot_canvas::PlotCanvas;
+use super::chart_canvas::ChartCanvas;
 use super::studio::Studio;
 use crate::analysis::shape_run::{
     check_shape, layouts_for, parse_shape, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
 };
-use crate::charts::compare_chart::{draw_compare, run_winners, winner_color};
-use crate::charts::tables::compare_table;
+use crate::charts::compare_chart::{run_winners, winner_color, CompareChart};
 use crate::format::{duration_ns, usd};
 use leptos::prelude::*;
 
@@ -33,12 +31,9 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
         Some(_) => {}
         None => run_now(),
     }
-    let progress = move || {
-        cmp.tick.track();
-        cmp.run.with_value(|r| r.as_ref().map(ShapeRun::progress))
-    };
+    let progress = move || cmp.run.with(|r| r.as_ref().map(|r| r.progress()));
     let stale = move || {
-        cmp.tick.track();
+        cmp.run.track();
         scenario().is_some_and(|sc| !cmp.is_for(&sc))
     };
     let typed = RwSignal::new(String::new());
@@ -58,8 +53,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
         }
     };
     let intro = move || {
-        cmp.tick.track();
-        cmp.run.with_value(|r| {
+        cmp.run.with(|r| {
             r.as_ref().map(|r| {
                 let npus = r.shapes.first().map_or(0, |n| n.total_npus().unwrap_or(0));
                 format!(
@@ -79,8 +73,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
         })
     };
     let winners = move || {
-        cmp.tick.track();
-        cmp.run.with_value(|r| {
+        cmp.run.with(|r| {
             let Some(r) = r.as_ref().filter(|r| r.done()) else {
                 return Vec::new().into_iter().collect_view();
             };
@@ -107,10 +100,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
                 .collect_view()
         })
     };
-    let table = move || {
-        cmp.tick.track();
-        cmp.run.with_value(|r| r.as_ref().map(ranking_table))
-    };
+    let table = move || cmp.run.with(|r| r.as_ref().map(|r| ranking_table(r)));
     view! {
         <section class="panel shapes" aria-label="Compare network shapes">
             <h2>"Compare network shapes"</h2>
@@ -187,24 +177,7 @@ pub fn ShapesView(studio: Studio) -> impl IntoView {
             <Show when=stale>
                 <p class="stale-note">"The design changed since this comparison: run it again to compare the current design."</p>
             </Show>
-            <PlotCanvas
-                testid="chart-compare"
-                label="Pareto fronts of every network shape with the lower envelope"
-                draw=move |area, style| {
-                    cmp.tick.track();
-                    cmp.run.with_value(|r| match r {
-                        Some(r) => draw_compare(area, r, style).map_err(|e| e.to_string()),
-                        None => Ok(()),
-                    })
-                }
-            />
-            <ChartTable
-                testid="chart-compare"
-                table=Callback::new(move |()| {
-                    cmp.tick.track();
-                    cmp.run.with_value(|r| r.as_ref().map(|r| compare_table(&r.budgets, &r.fronts)))
-                })
-            />
+            <ChartCanvas chart=CompareChart data=cmp.run />
             <h3>"The best shape per budget range"</h3>
             <ul class="winners" data-testid="compare-winners">{winners}</ul>
             {table}

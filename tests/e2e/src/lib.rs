@@ -486,6 +486,43 @@ impl Browser {
         (n(0), n(1), n(2))
     }
 
+    /// From now on, record the files the page downloads instead of saving them (see
+    /// [`Browser::downloads`]).
+    pub async fn capture_downloads(&self) {
+        self.js(r#"window.__downloads = [];
+               HTMLAnchorElement.prototype.click = function () {
+                 const entry = { name: this.download, body: null };
+                 window.__downloads.push(entry);
+                 fetch(this.href).then(r => r.arrayBuffer()).then(buf => {
+                   let bin = '';
+                   for (const b of new Uint8Array(buf)) bin += String.fromCharCode(b);
+                   entry.body = btoa(bin);
+                 }).catch(e => { entry.body = 'ERROR ' + e; });
+               };
+               return true;"#)
+            .await;
+    }
+
+    /// Wait for `n` downloads since [`Browser::capture_downloads`]; their names and contents.
+    pub async fn downloads(&self, n: usize) -> Vec<(String, Vec<u8>)> {
+        self.wait_js(
+            &format!("{n} downloads"),
+            &format!(
+                "return window.__downloads.length === {n} && window.__downloads.every(d => d.body !== null);"
+            ),
+        )
+        .await;
+        let d = self.js("return window.__downloads;").await;
+        (0..n)
+            .map(|k| {
+                let name = d[k]["name"].as_str().unwrap_or_default().to_string();
+                let body = d[k]["body"].as_str().unwrap_or_default();
+                assert!(!body.starts_with("ERROR"), "{name}: {body}");
+                (name, decode_base64(body))
+            })
+            .collect()
+    }
+
     /// Save a screenshot as target/e2e/`name`.png and return its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         let png = self.client.screenshot().await.expect("screenshot");
@@ -536,4 +573,28 @@ fn run_now<F: std::future::Future<Output = ()>>(limit: Duration, test: F) {
             .await
             .unwrap_or_else(|_| panic!("browser test exceeded {limit:?}"))
     });
+}
+
+/// Standard base64 (as `btoa` writes it) to bytes.
+fn decode_base64(text: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => 0,
+    };
+    let clean: Vec<u8> = text.bytes().filter(|c| *c != b'=').collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let mut n = 0u32;
+        for (k, c) in chunk.iter().enumerate() {
+            n |= u32::from(val(*c)) << (18 - 6 * k);
+        }
+        for k in 0..chunk.len().saturating_sub(1) {
+            out.push((n >> (16 - 8 * k)) as u8);
+        }
+    }
+    out
 }

@@ -372,29 +372,13 @@ fn the_front_shows_a_point_on_hover_and_loads_it_on_click() {
     });
 }
 
-/// Capture downloads: the anchor's file name and its content (text; data: URLs as base64).
-const CAPTURE: &str = r#"
-    window.__downloads = [];
-    HTMLAnchorElement.prototype.click = function () {
-      const name = this.download, href = this.href;
-      const entry = { name, body: null };
-      window.__downloads.push(entry);
-      fetch(href).then(r => r.arrayBuffer()).then(buf => {
-        const bytes = new Uint8Array(buf);
-        let bin = '';
-        for (const b of bytes) bin += String.fromCharCode(b);
-        entry.body = btoa(bin);
-      }).catch(e => { entry.body = 'ERROR ' + e; });
-    };
-    return true;"#;
-
 #[test]
 fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
     run(LIMIT, async {
         let b = Browser::start(1400, 1000).await;
         b.open("").await;
         b.wait_value("total-npus", |v| v == "4096").await;
-        b.js(CAPTURE).await;
+        b.capture_downloads().await;
         for id in [
             "chart-pareto-png",
             "chart-pareto-svg",
@@ -404,18 +388,8 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         ] {
             b.click(id).await;
         }
-        b.wait_js(
-            "five downloads",
-            "return window.__downloads.length === 5 && window.__downloads.every(d => d.body !== null);",
-        )
-        .await;
-        let d = b.js("return window.__downloads;").await;
-        let file = |k: usize| -> (String, Vec<u8>) {
-            let name = d[k]["name"].as_str().unwrap().to_string();
-            let body = d[k]["body"].as_str().unwrap();
-            assert!(!body.starts_with("ERROR"), "{name}: {body}");
-            (name, decode_base64(body))
-        };
+        let d = b.downloads(5).await;
+        let file = |k: usize| d[k].clone();
         let (name, png) = file(0);
         assert_eq!(name, "pareto-front.png");
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
@@ -450,29 +424,6 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         b.assert_no_errors().await;
         b.close().await;
     });
-}
-
-fn decode_base64(text: &str) -> Vec<u8> {
-    let val = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => 0,
-    };
-    let clean: Vec<u8> = text.bytes().filter(|c| *c != b'=').collect();
-    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
-    for chunk in clean.chunks(4) {
-        let mut n = 0u32;
-        for (k, c) in chunk.iter().enumerate() {
-            n |= u32::from(val(*c)) << (18 - 6 * k);
-        }
-        for k in 0..chunk.len().saturating_sub(1) {
-            out.push((n >> (16 - 8 * k)) as u8);
-        }
-    }
-    out
 }
 
 #[test]

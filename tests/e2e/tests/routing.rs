@@ -48,6 +48,18 @@ fn the_routing_view_matches_the_core() {
             assert!(ink > 3_000, "{chart} looks blank: {ink}");
         }
         b.screenshot("app-routing").await;
+        // Every chart of the view exports, drawn as the core draws it (the heatmap of the
+        // algorithm shown).
+        b.capture_downloads().await;
+        b.click("chart-route-loads-svg").await;
+        b.click("chart-route-failures-png").await;
+        let files = b.downloads(2).await;
+        assert_eq!(files[0].0, "route-loads.svg");
+        let svg = String::from_utf8(files[0].1.clone()).unwrap();
+        let title = format!("Flows per ToR-spine link, {}", three.routed[3].name);
+        assert!(svg.contains(&title), "the heatmap's SVG lacks {title:?}");
+        assert_eq!(files[1].0, "route-failures.png");
+        assert_eq!(&files[1].1[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
 
         // A preset, then a field.
         b.select("route-preset", "spine-failure").await;

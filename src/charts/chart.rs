@@ -1,0 +1,80 @@
+//! What the app needs of a chart to put it on a canvas: a name, a description, a drawing, its
+//! numbers as a table, and (for a chart whose points can be picked) what a point is. Every chart
+//! family implements [`Chart`], so one canvas component (`ui::chart_canvas`) draws, sizes, exports
+//! and tabulates them all, and [`svg`] exports any of them natively.
+
+use super::dyn_backend::DynBackend;
+use super::tables::DataTable;
+use super::ChartStyle;
+use plotters::coord::Shift;
+use plotters::prelude::{DrawingArea, IntoDrawingArea, SVGBackend};
+
+/// The drawing area every chart draws on: one backend type for the canvas and the SVG export.
+pub type Area<'a> = DrawingArea<DynBackend<'a>, Shift>;
+
+/// A point of a chart that can be picked, as its tooltip shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointInfo {
+    /// The first line, in bold.
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+/// A chart of one family (the Design view's four, the Routing view's four, ...).
+pub trait Chart: Copy + Send + Sync + 'static {
+    /// Everything the chart shows, cheap to clone (it holds `Arc`s).
+    type Data: Clone + Send + Sync + 'static;
+
+    /// The canvas's `data-testid`.
+    fn testid(self) -> &'static str;
+
+    /// What the chart shows, in words (for screen readers and under the chart).
+    fn description(self) -> &'static str;
+
+    /// The exported file's name, without extension.
+    fn file_stem(self) -> &'static str {
+        self.testid().trim_start_matches("chart-")
+    }
+
+    /// Draw the chart of `data`, `highlight` marking one pickable point; returns the pickable
+    /// points' pixel positions (empty when the chart has none).
+    fn draw(
+        self,
+        area: &Area<'_>,
+        data: &Self::Data,
+        highlight: Option<usize>,
+        style: &ChartStyle,
+    ) -> Result<Vec<(i32, i32)>, String>;
+
+    /// The numbers the chart draws.
+    fn table(self, data: &Self::Data) -> DataTable;
+
+    /// Pickable point `i` as its tooltip shows it (None: the chart's points are not pickable).
+    fn point(self, _data: &Self::Data, _i: usize) -> Option<PointInfo> {
+        None
+    }
+}
+
+/// `chart` of `data` as an SVG document of `width` x `height` pixels.
+pub fn svg<C: Chart>(chart: C, data: &C::Data, width: u32, height: u32) -> Result<String, String> {
+    svg_of(width, height, &|area| {
+        chart
+            .draw(area, data, None, &ChartStyle::default())
+            .map(|_| ())
+    })
+}
+
+/// An SVG document of what `draw` draws: compiled once, whatever the chart.
+#[inline(never)]
+fn svg_of(
+    width: u32,
+    height: u32,
+    draw: &dyn Fn(&Area<'_>) -> Result<(), String>,
+) -> Result<String, String> {
+    let mut svg = String::new();
+    {
+        let mut backend = SVGBackend::with_string(&mut svg, (width, height));
+        draw(&DynBackend(&mut backend).into_drawing_area())?;
+    }
+    Ok(svg)
+}

@@ -2,7 +2,7 @@
 //! communicators and the per-dimension bounds follow), tiers added and removed, workloads chosen
 //! from LIBRA's presets, added and removed.
 
-use super::{DimForm, Form, TierForm, WorkloadForm};
+use super::{DimForm, Form, RowId, TierForm, WorkloadForm};
 use crate::model::communicator::Communicator;
 use crate::model::network::{Network, Topology};
 use crate::presets::{LibraNetwork, LibraWorkload};
@@ -34,6 +34,7 @@ impl Form {
             .map(|t| t.latency.clone())
             .unwrap_or_default();
         self.dims.push(DimForm {
+            id: RowId::fresh(),
             topology: Topology::Switch,
             npus: "2".into(),
             tier,
@@ -95,6 +96,7 @@ impl Form {
             .dims
             .iter()
             .map(|d| DimForm {
+                id: RowId::fresh(),
                 topology: d.topology,
                 npus: d.npus.to_string(),
                 tier: d.tier.clone(),
@@ -128,6 +130,7 @@ impl Form {
             .find(|n| self.tiers.iter().all(|t| &t.name != n))
             .expect("some name is free");
         self.tiers.push(TierForm {
+            id: RowId::fresh(),
             name,
             link: "1".into(),
             switch: String::new(),
@@ -205,6 +208,7 @@ impl Form {
             }
         };
         WorkloadForm {
+            id: RowId::fresh(),
             spec,
             weight: "1".into(),
         }
@@ -214,6 +218,8 @@ impl Form {
     pub fn set_preset_workload(&mut self, i: usize, w: LibraWorkload) {
         let new = self.preset_workload(w);
         if let Some(slot) = self.workloads.get_mut(i) {
+            // Its texts are replaced: a new row (see `RowId`).
+            slot.id = new.id;
             slot.spec = new.spec;
         }
     }
@@ -226,6 +232,7 @@ impl Form {
     /// Add a workload built or imported elsewhere, with weight 1.
     pub fn add_spec(&mut self, spec: crate::model::scenario::WorkloadSpec) {
         self.workloads.push(WorkloadForm {
+            id: RowId::fresh(),
             spec,
             weight: "1".into(),
         });
@@ -263,6 +270,31 @@ mod tests {
 
     fn default_form() -> Form {
         Form::from_scenario(&presets::default_scenario())
+    }
+
+    #[test]
+    fn rows_keep_their_ids_through_moves_and_removals_and_get_new_ones_when_replaced() {
+        let mut f = default_form();
+        let dims: Vec<RowId> = f.dims.iter().map(|d| d.id).collect();
+        f.move_dim_down(1);
+        f.remove_dim(0);
+        f.add_dim();
+        let now: Vec<RowId> = f.dims.iter().map(|d| d.id).collect();
+        assert_eq!(now[..3], [dims[2], dims[1], dims[3]]);
+        assert!(!dims.contains(&now[3]), "an added row is a new row");
+        // Typing keeps a row; replacing its texts otherwise makes it a new one.
+        let w = f.workloads[0].id;
+        f.workloads[0].weight = "2".into();
+        assert_eq!(f.workloads[0].id, w);
+        f.set_preset_workload(0, LibraWorkload::TuringNlg);
+        assert_ne!(f.workloads[0].id, w);
+        let before: Vec<RowId> = f.dims.iter().map(|d| d.id).collect();
+        f.set_network(&presets::default_scenario().network, None);
+        assert!(f.dims.iter().all(|d| !before.contains(&d.id)));
+        // Two forms of one scenario share no row.
+        let (a, b) = (default_form(), default_form());
+        assert!(a.dims.iter().all(|d| b.dims.iter().all(|e| e.id != d.id)));
+        assert!(a.tiers.iter().all(|t| b.tiers.iter().all(|u| u.id != t.id)));
     }
 
     #[test]

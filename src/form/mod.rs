@@ -5,6 +5,7 @@
 
 pub mod edit;
 pub mod field;
+pub mod row_id;
 pub mod workload_source;
 
 use crate::model::cost::{CostError, CostModel, CostTier};
@@ -16,10 +17,14 @@ use crate::model::training::ModelOptions;
 use crate::optimize::linear::parse_constraint;
 use field::{number, optional, show};
 pub use field::{Field, FieldError};
+use row_id::Row;
+pub use row_id::RowId;
 
 /// One row of the network table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DimForm {
+    /// Which row this is (see [`RowId`]).
+    pub id: RowId,
     pub topology: Topology,
     pub npus: String,
     pub tier: String,
@@ -33,6 +38,8 @@ pub struct DimForm {
 /// One cost tier: unit costs in $ per GB/s; switch and NIC empty when the tier has none.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TierForm {
+    /// Which row this is (see [`RowId`]).
+    pub id: RowId,
     pub name: String,
     pub link: String,
     pub switch: String,
@@ -47,8 +54,28 @@ pub struct TierForm {
 /// the weight is typed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorkloadForm {
+    /// Which row this is (see [`RowId`]).
+    pub id: RowId,
     pub spec: WorkloadSpec,
     pub weight: String,
+}
+
+impl Row for DimForm {
+    fn id(&self) -> RowId {
+        self.id
+    }
+}
+
+impl Row for TierForm {
+    fn id(&self) -> RowId {
+        self.id
+    }
+}
+
+impl Row for WorkloadForm {
+    fn id(&self) -> RowId {
+        self.id
+    }
 }
 
 /// Which total-bandwidth constraint applies.
@@ -118,6 +145,7 @@ impl Form {
                 .iter()
                 .enumerate()
                 .map(|(d, dim)| DimForm {
+                    id: RowId::fresh(),
                     topology: dim.topology,
                     npus: dim.npus.to_string(),
                     tier: dim.tier.clone(),
@@ -135,6 +163,7 @@ impl Form {
                 .tiers
                 .iter()
                 .map(|t| TierForm {
+                    id: RowId::fresh(),
                     name: t.name.clone(),
                     link: show(t.link),
                     switch: opt_text(t.switch),
@@ -151,6 +180,7 @@ impl Form {
                 .workloads
                 .iter()
                 .map(|w| WorkloadForm {
+                    id: RowId::fresh(),
                     weight: show(w.weight),
                     spec: w.clone(),
                 })

@@ -66,7 +66,7 @@ pub fn ConstraintsPanel(
                             Field::TotalBw,
                             f.total_bw.clone(),
                             "500",
-                            "Total bandwidth per NPU, GB/s".into(),
+                            "Total bandwidth per NPU, GB/s".to_string(),
                             |f, v| f.total_bw = v,
                         )}
                     </div>
@@ -78,7 +78,7 @@ pub fn ConstraintsPanel(
                         Field::Budget,
                         f.budget.clone(),
                         "none",
-                        "Cost budget in dollars".into(),
+                        "Cost budget in dollars".to_string(),
                         |f, v| f.budget = v,
                     )}
                 </div>
@@ -162,7 +162,7 @@ pub fn ConstraintsPanel(
                                             Field::TimeTarget,
                                             f.time_target.clone(),
                                             "ns",
-                                            "Training-time target, ns".into(),
+                                            "Training-time target, ns".to_string(),
                                             |f, v| f.time_target = v,
                                         )}
                                         " ns"

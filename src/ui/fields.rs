@@ -8,17 +8,40 @@ use super::studio::Studio;
 use crate::form::{Field, Form};
 use leptos::prelude::*;
 
-/// A text input for `field`, showing `value`, written back with `set`.
+/// A text input for `field` (which follows its row's position in a keyed list), showing `value`,
+/// written back with `set`.
 pub fn field_input(
     studio: Studio,
-    field: Field,
+    field: impl Into<Signal<Field>>,
     value: String,
     placeholder: &'static str,
-    label: String,
+    label: impl Into<Signal<String>>,
     set: impl Fn(&mut Form, String) + 'static,
-) -> impl IntoView {
-    let id = field.testid();
-    let invalid = move || studio.error_of(field).is_some();
+) -> AnyView {
+    // The rest is compiled once, not once per field.
+    text_input(
+        studio,
+        field.into(),
+        value,
+        placeholder,
+        label.into(),
+        Box::new(set),
+    )
+}
+
+/// Writes an input's text into the form.
+type Setter = dyn Fn(&mut Form, String);
+
+fn text_input(
+    studio: Studio,
+    field: Signal<Field>,
+    value: String,
+    placeholder: &'static str,
+    label: Signal<String>,
+    set: Box<Setter>,
+) -> AnyView {
+    let id = Signal::derive(move || field.get().testid());
+    let invalid = Signal::derive(move || studio.error_of(field.get()).is_some());
     view! {
         <span class="input-wrap">
             <input
@@ -26,13 +49,13 @@ pub fn field_input(
                 inputmode="decimal"
                 autocomplete="off"
                 spellcheck="false"
-                id=format!("field-{id}")
-                data-testid=id.clone()
+                id=Signal::derive(move || format!("field-{}", id.get()))
+                data-testid=id
                 aria-label=label
                 placeholder=placeholder
                 prop:value=value
                 class:invalid=invalid
-                aria-invalid=move || invalid().to_string()
+                aria-invalid=Signal::derive(move || invalid.get().to_string())
                 on:input=move |ev| {
                     let v = event_target_value(&ev);
                     studio.edit(|f| set(f, v));
@@ -41,6 +64,18 @@ pub fn field_input(
             <FieldMessage studio field />
         </span>
     }
+    .into_any()
+}
+
+/// A text that follows a row's 1-based position `n` (a test id, a label): one compiled closure
+/// for every such text.
+pub fn numbered(n: Memo<usize>, text: fn(usize) -> String) -> Signal<String> {
+    Signal::derive(move || text(n.get()))
+}
+
+/// The field of the row at 1-based position `n`, e.g. `numbered_field(n, Field::DimNpus)`.
+pub fn numbered_field(n: Memo<usize>, field: fn(usize) -> Field) -> Signal<Field> {
+    Signal::derive(move || field(n.get()))
 }
 
 /// The message of `field`'s error, if any.
@@ -49,13 +84,14 @@ pub fn FieldMessage(
     /// The app state.
     studio: Studio,
     /// The field whose error is shown.
-    field: Field,
+    #[prop(into)]
+    field: Signal<Field>,
 ) -> impl IntoView {
-    let id = format!("{}-error", field.testid());
+    let error = move || studio.error_of(field.get());
     view! {
-        <Show when=move || studio.error_of(field).is_some()>
-            <span class="field-error" role="alert" data-testid=id.clone()>
-                {move || studio.error_of(field)}
+        <Show when=move || error().is_some()>
+            <span class="field-error" role="alert" data-testid=move || format!("{}-error", field.get().testid())>
+                {error}
             </span>
         </Show>
     }

@@ -9,6 +9,7 @@ pub mod codesign_module;
 mod constraints_panel;
 mod design_charts;
 mod fields;
+mod keyed_rows;
 mod landscape_view;
 mod module_bridge;
 mod network_import;

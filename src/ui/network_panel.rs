@@ -1,24 +1,43 @@
 //! The network: a table of dimensions (add, remove, reorder; NPUs, topology, cost tier, latency,
 //! bandwidth bounds), the total NPU count, a small drawing of the shape, and the cost tiers.
 
-use super::fields::{field_input, FieldMessage};
+use super::fields::{field_input, numbered, numbered_field, FieldMessage};
+use super::keyed_rows::keyed_rows;
 use super::network_import::NetworkImport;
 use super::shape_drawing::ShapeDrawing;
 use super::studio::Studio;
-use crate::form::Field;
+use crate::form::row_id::{position, row_mut};
+use crate::form::{DimForm, Field, RowId, TierForm};
 use crate::model::network::Topology;
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
-fn topology_select(studio: Studio, i: usize, current: Topology) -> impl IntoView {
-    let n = i + 1;
+/// The 1-based position of the dimension `id` (0 once it is gone, until its row is dropped).
+fn dim_number(studio: Studio, id: RowId) -> Memo<usize> {
+    Memo::new(move |_| {
+        studio
+            .form
+            .with(|f| position(&f.dims, id).map_or(0, |i| i + 1))
+    })
+}
+
+/// Edit the dimension `id`, if it is still there.
+fn edit_dim(studio: Studio, id: RowId, edit: impl FnOnce(&mut DimForm)) {
+    studio.edit(|f| {
+        if let Some(d) = row_mut(&mut f.dims, id) {
+            edit(d);
+        }
+    });
+}
+
+fn topology_select(studio: Studio, id: RowId, n: Memo<usize>, current: Topology) -> impl IntoView {
     view! {
         <select
-            data-testid=format!("dim-topology-{n}")
-            aria-label=format!("Topology of dimension {n}")
+            data-testid=numbered(n, |n| format!("dim-topology-{n}"))
+            aria-label=numbered(n, |n| format!("Topology of dimension {n}"))
             on:change=move |ev| {
-                let v = event_target_value(&ev);
-                if let Some(t) = Topology::parse(&v) {
-                    studio.edit(|f| f.dims[i].topology = t);
+                if let Some(t) = Topology::parse(&event_target_value(&ev)) {
+                    edit_dim(studio, id, |d| d.topology = t);
                 }
             }
         >
@@ -30,27 +49,28 @@ fn topology_select(studio: Studio, i: usize, current: Topology) -> impl IntoView
     }
 }
 
-fn tier_select(studio: Studio, i: usize, current: String) -> impl IntoView {
-    let n = i + 1;
+fn tier_select(studio: Studio, id: RowId, n: Memo<usize>) -> impl IntoView {
     let names = Memo::new(move |_| {
         studio
             .form
             .with(|f| f.tiers.iter().map(|t| t.name.clone()).collect::<Vec<_>>())
     });
-    let field = Field::DimTier(n);
+    let field = numbered_field(n, Field::DimTier);
     view! {
         <select
-            data-testid=field.testid()
-            aria-label=format!("Cost tier of dimension {n}")
-            class:invalid=move || studio.error_of(field).is_some()
+            data-testid=Signal::derive(move || field.get().testid())
+            aria-label=numbered(n, |n| format!("Cost tier of dimension {n}"))
+            class:invalid=move || studio.error_of(field.get()).is_some()
             on:change=move |ev| {
                 let v = event_target_value(&ev);
-                studio.edit(|f| f.dims[i].tier = v);
+                edit_dim(studio, id, |d| d.tier = v);
             }
         >
             {move || {
-                let current = studio.form.with_untracked(|f| f.dims.get(i).map(|d| d.tier.clone()))
-                    .unwrap_or_else(|| current.clone());
+                let current = studio
+                    .form
+                    .with_untracked(|f| position(&f.dims, id).map(|i| f.dims[i].tier.clone()))
+                    .unwrap_or_default();
                 let mut names = names.get();
                 if !names.contains(&current) {
                     names.insert(0, current.clone());
@@ -69,52 +89,86 @@ fn tier_select(studio: Studio, i: usize, current: String) -> impl IntoView {
     }
 }
 
-fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
-    let n = i + 1;
-    let d = studio.form.with_untracked(|f| f.dims[i].clone());
+/// The row of dimension `id`: its inputs stay while other rows are added, removed or moved (its
+/// number, test ids and labels follow its position).
+fn dim_row(studio: Studio, id: RowId) -> AnyView {
+    let n = dim_number(studio, id);
+    let count = Memo::new(move |_| studio.form.with(|f| f.dims.len()));
+    let Some(d) = studio
+        .form
+        .with_untracked(|f| position(&f.dims, id).map(|i| f.dims[i].clone()))
+    else {
+        return ().into_any();
+    };
+    // Move this dimension by `step` places (the form swaps neighbours). Moving a row takes its
+    // elements out of the page for a moment, which drops the focus: the button gets it back once
+    // the rows are in place, so that a keyboard user can press on.
+    let shift = move |ev: web_sys::MouseEvent, step: isize| {
+        studio.restructure(|f| {
+            if let Some(i) = position(&f.dims, id) {
+                match step {
+                    -1 if i > 0 => f.move_dim_down(i - 1),
+                    1 => f.move_dim_down(i),
+                    _ => {}
+                }
+            }
+        });
+        let button: Option<web_sys::HtmlElement> =
+            ev.current_target().and_then(|t| t.dyn_into().ok());
+        if let Some(button) = button {
+            set_timeout(
+                move || {
+                    if !button.matches(":disabled").unwrap_or(true) {
+                        let _ = button.focus();
+                    }
+                },
+                std::time::Duration::ZERO,
+            );
+        }
+    };
     view! {
         <tr data-testid="dim-row">
-            <th scope="row">{format!("d{n}")}</th>
-            <td data-label="topology">{topology_select(studio, i, d.topology)}</td>
+            <th scope="row">{numbered(n, |n| format!("d{n}"))}</th>
+            <td data-label="topology">{topology_select(studio, id, n, d.topology)}</td>
             <td class="num" data-label="NPUs">
                 {field_input(
                     studio,
-                    Field::DimNpus(n),
+                    numbered_field(n, Field::DimNpus),
                     d.npus,
                     "≥ 2",
-                    format!("NPUs in dimension {n} (whole number, at least 2)"),
-                    move |f, v| f.dims[i].npus = v,
+                    numbered(n, |n| format!("NPUs in dimension {n} (whole number, at least 2)")),
+                    move |f, v| if let Some(d) = row_mut(&mut f.dims, id) { d.npus = v },
                 )}
             </td>
-            <td data-label="cost tier">{tier_select(studio, i, d.tier)}</td>
+            <td data-label="cost tier">{tier_select(studio, id, n)}</td>
             <td class="num" data-label="min GB/s">
                 {field_input(
                     studio,
-                    Field::DimMin(n),
+                    numbered_field(n, Field::DimMin),
                     d.min,
                     "none",
-                    format!("Minimum bandwidth of dimension {n}, GB/s (0 or more; empty for none)"),
-                    move |f, v| f.dims[i].min = v,
+                    numbered(n, |n| format!("Minimum bandwidth of dimension {n}, GB/s (0 or more; empty for none)")),
+                    move |f, v| if let Some(d) = row_mut(&mut f.dims, id) { d.min = v },
                 )}
             </td>
             <td class="num" data-label="max GB/s">
                 {field_input(
                     studio,
-                    Field::DimMax(n),
+                    numbered_field(n, Field::DimMax),
                     d.max,
                     "none",
-                    format!("Maximum bandwidth of dimension {n}, GB/s (more than 0; empty for none)"),
-                    move |f, v| f.dims[i].max = v,
+                    numbered(n, |n| format!("Maximum bandwidth of dimension {n}, GB/s (more than 0; empty for none)")),
+                    move |f, v| if let Some(d) = row_mut(&mut f.dims, id) { d.max = v },
                 )}
             </td>
             <td class="num" data-label="latency ns">
                 {field_input(
                     studio,
-                    Field::DimLatency(n),
+                    numbered_field(n, Field::DimLatency),
                     d.latency,
                     "0",
-                    format!("Latency per step of dimension {n}, ns (0 or more; used with the latency option)"),
-                    move |f, v| f.dims[i].latency = v,
+                    numbered(n, |n| format!("Latency per step of dimension {n}, ns (0 or more; used with the latency option)")),
+                    move |f, v| if let Some(d) = row_mut(&mut f.dims, id) { d.latency = v },
                 )}
             </td>
             <td class="row-actions">
@@ -122,10 +176,10 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     type="button"
                     class="icon"
                     title="Move this dimension inwards"
-                    aria-label=format!("Move dimension {n} up")
-                    data-testid=format!("move-dim-up-{n}")
-                    disabled=i == 0
-                    on:click=move |_| studio.restructure(|f| f.move_dim_down(i - 1))
+                    aria-label=numbered(n, |n| format!("Move dimension {n} up"))
+                    data-testid=numbered(n, |n| format!("move-dim-up-{n}"))
+                    disabled=Signal::derive(move || n.get() <= 1)
+                    on:click=move |ev| shift(ev, -1)
                 >
                     "↑"
                 </button>
@@ -133,10 +187,10 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     type="button"
                     class="icon"
                     title="Move this dimension outwards"
-                    aria-label=format!("Move dimension {n} down")
-                    data-testid=format!("move-dim-down-{n}")
-                    disabled=n == count
-                    on:click=move |_| studio.restructure(|f| f.move_dim_down(i))
+                    aria-label=numbered(n, |n| format!("Move dimension {n} down"))
+                    data-testid=numbered(n, |n| format!("move-dim-down-{n}"))
+                    disabled=Signal::derive(move || n.get() == count.get())
+                    on:click=move |ev| shift(ev, 1)
                 >
                     "↓"
                 </button>
@@ -144,85 +198,110 @@ fn dim_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
                     type="button"
                     class="icon danger"
                     title="Remove this dimension"
-                    aria-label=format!("Remove dimension {n}")
-                    data-testid=format!("remove-dim-{n}")
-                    disabled=count == 1
-                    on:click=move |_| studio.restructure(|f| f.remove_dim(i))
+                    aria-label=numbered(n, |n| format!("Remove dimension {n}"))
+                    data-testid=numbered(n, |n| format!("remove-dim-{n}"))
+                    disabled=Signal::derive(move || count.get() == 1)
+                    on:click=move |_| {
+                        studio.restructure(|f| {
+                            if let Some(i) = position(&f.dims, id) {
+                                f.remove_dim(i);
+                            }
+                        })
+                    }
                 >
                     "✕"
                 </button>
             </td>
         </tr>
     }
+    .into_any()
 }
 
-fn tier_row(studio: Studio, i: usize) -> impl IntoView {
-    let n = i + 1;
-    let t = studio.form.with_untracked(|f| f.tiers[i].clone());
-    let name_field = Field::TierName(n);
+/// The row of cost tier `id` (kept while other tiers come and go, as the dimensions' rows are).
+fn tier_row(studio: Studio, id: RowId) -> AnyView {
+    let n = Memo::new(move |_| {
+        studio
+            .form
+            .with(|f| position(&f.tiers, id).map_or(0, |i| i + 1))
+    });
+    let Some(t) = studio
+        .form
+        .with_untracked(|f| position(&f.tiers, id).map(|i| f.tiers[i].clone()))
+    else {
+        return ().into_any();
+    };
+    let edit = move |f: &mut crate::form::Form, set: &dyn Fn(&mut TierForm)| {
+        if let Some(t) = row_mut(&mut f.tiers, id) {
+            set(t);
+        }
+    };
     view! {
         <tr data-testid="tier-row">
             <td data-label="tier">
                 <input
                     type="text"
                     class="name"
-                    data-testid=name_field.testid()
-                    aria-label=format!("Name of tier {n}")
+                    data-testid=numbered(n, |n| Field::TierName(n).testid())
+                    aria-label=numbered(n, |n| format!("Name of tier {n}"))
                     prop:value=t.name
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
-                        studio.edit(|f| f.rename_tier(i, v));
+                        studio.edit(|f| {
+                            if let Some(i) = position(&f.tiers, id) {
+                                f.rename_tier(i, v);
+                            }
+                        });
                     }
                 />
             </td>
             <td class="num" data-label="link">
                 {field_input(
                     studio,
-                    Field::TierLink(n),
+                    numbered_field(n, Field::TierLink),
                     t.link,
                     "$/GB/s",
-                    format!("Link cost of tier {n}, $ per GB/s"),
-                    move |f, v| f.tiers[i].link = v,
+                    numbered(n, |n| format!("Link cost of tier {n}, $ per GB/s")),
+                    move |f, v| edit(f, &|t| t.link = v.clone()),
                 )}
             </td>
             <td class="num" data-label="switch">
                 {field_input(
                     studio,
-                    Field::TierSwitch(n),
+                    numbered_field(n, Field::TierSwitch),
                     t.switch,
                     "none",
-                    format!("Switch cost of tier {n}, $ per GB/s (Switch dimensions need it)"),
-                    move |f, v| f.tiers[i].switch = v,
+                    numbered(n, |n| format!("Switch cost of tier {n}, $ per GB/s (Switch dimensions need it)")),
+                    move |f, v| edit(f, &|t| t.switch = v.clone()),
                 )}
             </td>
             <td class="num" data-label="NIC">
                 {field_input(
                     studio,
-                    Field::TierNic(n),
+                    numbered_field(n, Field::TierNic),
                     t.nic,
                     "none",
-                    format!("NIC cost of tier {n}, $ per GB/s (Switch dimensions need it)"),
-                    move |f, v| f.tiers[i].nic = v,
+                    numbered(n, |n| format!("NIC cost of tier {n}, $ per GB/s (Switch dimensions need it)")),
+                    move |f, v| edit(f, &|t| t.nic = v.clone()),
                 )}
             </td>
             <td class="num" data-label="max NPUs">
                 {field_input(
                     studio,
-                    Field::TierMaxNpus(n),
+                    numbered_field(n, Field::TierMaxNpus),
                     t.max_npus,
                     "no limit",
-                    format!("Most NPUs per dimension on tier {n} (the shape comparison and co-design stay within it; empty for no limit)"),
-                    move |f, v| f.tiers[i].max_npus = v,
+                    numbered(n, |n| format!("Most NPUs per dimension on tier {n} (the shape comparison and co-design stay within it; empty for no limit)")),
+                    move |f, v| edit(f, &|t| t.max_npus = v.clone()),
                 )}
             </td>
             <td class="num" data-label="latency ns">
                 {field_input(
                     studio,
-                    Field::TierLatency(n),
+                    numbered_field(n, Field::TierLatency),
                     t.latency,
                     "0",
-                    format!("Latency per collective step on tier {n}, ns (new dimensions and compared shapes take it)"),
-                    move |f, v| f.tiers[i].latency = v,
+                    numbered(n, |n| format!("Latency per collective step on tier {n}, ns (new dimensions and compared shapes take it)")),
+                    move |f, v| edit(f, &|t| t.latency = v.clone()),
                 )}
             </td>
             <td class="row-actions">
@@ -230,14 +309,21 @@ fn tier_row(studio: Studio, i: usize) -> impl IntoView {
                     type="button"
                     class="icon danger"
                     title="Remove this tier"
-                    aria-label=format!("Remove tier {n}")
-                    on:click=move |_| studio.restructure(|f| f.remove_tier(i))
+                    aria-label=numbered(n, |n| format!("Remove tier {n}"))
+                    on:click=move |_| {
+                        studio.restructure(|f| {
+                            if let Some(i) = position(&f.tiers, id) {
+                                f.remove_tier(i);
+                            }
+                        })
+                    }
                 >
                     "✕"
                 </button>
             </td>
         </tr>
     }
+    .into_any()
 }
 
 /// The network panel.
@@ -303,11 +389,7 @@ pub fn NetworkPanel(
                         </tr>
                     </thead>
                     <tbody>
-                        {move || {
-                            studio.layout.track();
-                            let count = studio.form.with_untracked(|f| f.dims.len());
-                            (0..count).map(|i| dim_row(studio, i, count)).collect_view()
-                        }}
+                        {keyed_rows(studio, |f| f.dims.iter().map(|d| d.id).collect(), dim_row)}
                     </tbody>
                 </table>
             </div>
@@ -339,11 +421,7 @@ pub fn NetworkPanel(
                             </tr>
                         </thead>
                         <tbody>
-                            {move || {
-                                studio.layout.track();
-                                let count = studio.form.with_untracked(|f| f.tiers.len());
-                                (0..count).map(|i| tier_row(studio, i)).collect_view()
-                            }}
+                            {keyed_rows(studio, |f| f.tiers.iter().map(|t| t.id).collect(), tier_row)}
                         </tbody>
                     </table>
                 </div>

@@ -1,10 +1,12 @@
 //! The workloads: each one of LIBRA's presets (its communicator fitted to the network), with a
 //! weight; several workloads are optimized together (objective = sum of weight x time).
 
-use super::fields::{field_input, FieldMessage};
+use super::fields::{field_input, numbered, numbered_field, FieldMessage};
+use super::keyed_rows::keyed_rows;
 use super::studio::Studio;
 use super::workload_sources::{TransformerBuilder, WorkloadImport};
-use crate::form::{Field, WorkloadForm};
+use crate::form::row_id::{position, row_mut};
+use crate::form::{Field, Form, RowId, WorkloadForm};
 use crate::model::communicator::Groups;
 use crate::model::PhaseKind;
 use crate::presets::LibraWorkload;
@@ -35,70 +37,104 @@ fn describe(w: &WorkloadForm) -> String {
     )
 }
 
-fn workload_row(studio: Studio, i: usize, count: usize) -> impl IntoView {
-    let n = i + 1;
-    let w = studio.form.with_untracked(|f| f.workloads[i].clone());
-    let preset = studio.form.with_untracked(|f| f.preset_of(i));
-    let testid = if i == 0 {
-        "workload-preset".to_string()
-    } else {
-        format!("workload-preset-{n}")
-    };
-    let name = w.spec.name.clone();
+/// The row of workload `id`: kept while other workloads come and go; its number, preset and
+/// description follow the form (the communicators change with the network's dimensions).
+fn workload_row(studio: Studio, id: RowId) -> AnyView {
+    let at = move |f: &Form| position(&f.workloads, id);
+    let n = Memo::new(move |_| studio.form.with(|f| at(f).map_or(0, |i| i + 1)));
+    let count = Memo::new(move |_| studio.form.with(|f| f.workloads.len()));
+    let preset = Memo::new(move |_| studio.form.with(|f| at(f).and_then(|i| f.preset_of(i))));
+    let name = Memo::new(move |_| {
+        studio
+            .form
+            .with(|f| at(f).map(|i| f.workloads[i].spec.name.clone()))
+            .unwrap_or_default()
+    });
+    let description = Memo::new(move |_| {
+        studio
+            .form
+            .with(|f| at(f).map(|i| describe(&f.workloads[i])))
+            .unwrap_or_default()
+    });
+    let weight = studio
+        .form
+        .with_untracked(|f| at(f).map(|i| f.workloads[i].weight.clone()))
+        .unwrap_or_default();
     view! {
         <li class="workload" data-testid="workload-row">
             <div class="workload-head">
                 <select
-                    data-testid=testid
-                    aria-label=format!("Workload {n}")
+                    data-testid=numbered(n, |n| {
+                        if n == 1 {
+                            "workload-preset".to_string()
+                        } else {
+                            format!("workload-preset-{n}")
+                        }
+                    })
+                    aria-label=numbered(n, |n| format!("Workload {n}"))
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
                         if let Some(p) = LibraWorkload::parse(&v) {
-                            studio.restructure(|f| f.set_preset_workload(i, p));
+                            studio.restructure(|f| {
+                                if let Some(i) = at(f) {
+                                    f.set_preset_workload(i, p);
+                                }
+                            });
                         }
                     }
                 >
-                    {preset
-                        .is_none()
-                        .then(|| view! { <option value="" selected=true>{name.clone()}</option> })}
-                    {LibraWorkload::ALL
-                        .into_iter()
-                        .map(|p| {
-                            view! {
-                                <option value=p.name() selected=preset == Some(p)>
-                                    {p.name()}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
+                    {move || {
+                        let preset = preset.get();
+                        let custom = preset
+                            .is_none()
+                            .then(|| view! { <option value="" selected=true>{name.get()}</option> });
+                        let presets = LibraWorkload::ALL
+                            .into_iter()
+                            .map(|p| {
+                                view! {
+                                    <option value=p.name() selected=preset == Some(p)>
+                                        {p.name()}
+                                    </option>
+                                }
+                            })
+                            .collect_view();
+                        (custom, presets)
+                    }}
                 </select>
                 <label class="inline">
                     "weight "
                     {field_input(
                         studio,
-                        Field::WorkloadWeight(n),
-                        w.weight.clone(),
+                        numbered_field(n, Field::WorkloadWeight),
+                        weight,
                         "1",
-                        format!("Weight of workload {n} in the objective (more than 0)"),
-                        move |f, v| f.workloads[i].weight = v,
+                        numbered(n, |n| format!("Weight of workload {n} in the objective (more than 0)")),
+                        move |f, v| if let Some(w) = row_mut(&mut f.workloads, id) { w.weight = v },
                     )}
                 </label>
                 <button
                     type="button"
                     class="icon danger"
                     title="Remove this workload"
-                    aria-label=format!("Remove workload {n}")
-                    disabled=count == 1
-                    on:click=move |_| studio.restructure(|f| f.remove_workload(i))
+                    aria-label=numbered(n, |n| format!("Remove workload {n}"))
+                    disabled=Signal::derive(move || count.get() == 1)
+                    on:click=move |_| {
+                        studio.restructure(|f| {
+                            if let Some(i) = at(f) {
+                                f.remove_workload(i);
+                            }
+                        })
+                    }
                 >
                     "✕"
                 </button>
             </div>
-            <p class="hint">{describe(&w)}</p>
-            <FieldMessage studio field=Field::Workload(n) />
-            <FieldMessage studio field=Field::WorkloadCommunicator(n) />
+            <p class="hint">{description}</p>
+            <FieldMessage studio field=numbered_field(n, Field::Workload) />
+            <FieldMessage studio field=numbered_field(n, Field::WorkloadCommunicator) />
         </li>
     }
+    .into_any()
 }
 
 /// The workloads panel.
@@ -111,11 +147,7 @@ pub fn WorkloadPanel(
         <section class="panel" aria-labelledby="workloads-title">
             <h2 id="workloads-title">"Workloads"</h2>
             <ul class="workloads">
-                {move || {
-                    studio.layout.track();
-                    let count = studio.form.with_untracked(|f| f.workloads.len());
-                    (0..count).map(|i| workload_row(studio, i, count)).collect_view()
-                }}
+                {keyed_rows(studio, |f| f.workloads.iter().map(|w| w.id).collect(), workload_row)}
             </ul>
             <FieldMessage studio field=Field::Workloads />
             <button

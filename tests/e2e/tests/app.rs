@@ -241,10 +241,23 @@ fn dimensions_are_added_removed_and_reordered() {
         shows(&b, &native(&presets::default_scenario())).await;
 
         // Move the Switch dimension inwards: the workload's groups move with it.
+        b.js("document.querySelector('[data-testid=\"dim-npus-4\"]').__mark = 'switch'; return true;")
+            .await;
         b.click("move-dim-up-4").await;
         let mut form = Form::from_scenario(&presets::default_scenario());
         form.move_dim_down(2);
         shows(&b, &native(&form.to_scenario().unwrap())).await;
+        // The row moved with its inputs (keyed by the row, not drawn anew), and the keyboard focus
+        // stays on its button, now the third row's, so that a keyboard user can press on.
+        let kept = b
+            .js("return [document.querySelector('[data-testid=\"dim-npus-3\"]').__mark || null,
+                         document.activeElement && document.activeElement.dataset.testid,
+                         document.activeElement && document.activeElement.getAttribute('aria-label')];")
+            .await;
+        assert_eq!(
+            kept,
+            serde_json::json!(["switch", "move-dim-up-3", "Move dimension 3 up"])
+        );
         let topo = b
             .js("return document.querySelector('[data-testid=\"dim-topology-3\"]').value;")
             .await;

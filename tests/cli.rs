@@ -361,6 +361,30 @@ fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
         assert!(v.get(key).is_some(), "{key} missing");
     }
     assert!(v.get("search_ms").is_none(), "timings only with --timings");
+    let mut timed = args(&[
+        "codesign",
+        "--model",
+        "llama2-70b",
+        "--npus",
+        "4096",
+        "--hbm-gb",
+        "80",
+        "--budget",
+        "2e7",
+        "--shape",
+        shape,
+    ]);
+    timed.push("--timings".into());
+    let (code, timed, err) = run(&timed);
+    assert_eq!(code, 0, "{err}");
+    let mut timed: Value = serde_json::from_str(&timed).unwrap();
+    let ms = timed
+        .as_object_mut()
+        .unwrap()
+        .remove("search_ms")
+        .and_then(|v| v.as_f64());
+    assert!(ms.is_some_and(|ms| ms > 0.0), "{ms:?}");
+    assert_eq!(timed, v, "--timings adds the wall time and nothing else");
     let ranked = v["ranked"].as_array().unwrap();
     assert!(ranked.len() >= 5);
     assert_eq!(ranked[0], v["best"]);
@@ -790,6 +814,50 @@ fn the_command_line_follows_the_conventions() {
     let v: Value = serde_json::from_str(&timed).unwrap();
     assert!(v["routing_us"].as_f64().unwrap() >= 0.0);
     assert_eq!(v["algorithm"], "edge-coloring");
+
+    // The paper's ILP for another solver: the file, and a summary of it on stdout.
+    let lp = dir.join("fabric.lp");
+    let (code, out, err) = run(&args(&[
+        "route",
+        "--export-ilp",
+        lp.to_str().unwrap(),
+        route,
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["format"], "CPLEX LP");
+    assert_eq!(v["objective"], "min-max-link-load");
+    assert_eq!(v["exported"], lp.to_str().unwrap());
+    let written = std::fs::read_to_string(&lp).unwrap();
+    assert!(v["variables"].as_u64().unwrap() > 0);
+    assert!(written.contains("Subject To"), "{written:.200}");
+    // Typed option values name what they expect (exit 2).
+    let (code, _, err) = run(&args(&[
+        "route",
+        "--algorithm",
+        "annealing",
+        "--moves",
+        "many",
+        route,
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--moves: expected a whole number up to"),
+        "{err}"
+    );
+    let (code, _, err) = run(&args(&[
+        "route",
+        "--algorithm",
+        "optimal",
+        "--time-limit",
+        "0",
+        route,
+    ]));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--time-limit: expected a positive number of seconds, got \"0\""),
+        "{err}"
+    );
 
     // Extra positional arguments are refused (exit 2), naming them.
     let mut extra = evaluate.clone();

@@ -99,6 +99,28 @@ impl Args {
             .transpose()
     }
 
+    /// The value of `name` read as a `T` that `valid` accepts, if given; `expected` says what it
+    /// must be, for the error (e.g. "a whole number of nodes").
+    pub fn parsed<T: std::str::FromStr>(
+        &self,
+        name: &str,
+        expected: &str,
+        valid: impl Fn(&T) -> bool,
+    ) -> Result<Option<T>, ArgError> {
+        self.one(name)?
+            .map(|t| {
+                t.trim()
+                    .parse::<T>()
+                    .ok()
+                    .filter(|v| valid(v))
+                    .ok_or_else(|| ArgError::Bad {
+                        option: name.to_string(),
+                        message: format!("expected {expected}, got \"{t}\""),
+                    })
+            })
+            .transpose()
+    }
+
     /// The single value of `name` as a file name (which need not be UTF-8), if given.
     pub fn path(&self, name: &str) -> Result<Option<&OsStr>, ArgError> {
         match self.values.get(name).map(Vec::as_slice) {
@@ -205,6 +227,39 @@ mod tests {
         assert_eq!(b.positional, ["--bw", "-"]);
         assert_eq!(b.no_positional(), Err(ArgError::Unexpected("--bw".into())));
         assert_eq!(a.one("min"), Err(ArgError::Repeated("min".into())));
+    }
+
+    #[test]
+    fn typed_values_name_what_they_expect() {
+        let a = Args::parse(
+            &strings(&["--seed", " 7 ", "--moves", "-3", "--limit", "2.5"]),
+            &["seed", "moves", "limit", "absent"],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            a.parsed::<u64>("seed", "a whole number", |_| true).unwrap(),
+            Some(7)
+        );
+        assert_eq!(
+            a.parsed::<u64>("absent", "a whole number", |_| true)
+                .unwrap(),
+            None
+        );
+        let e = a
+            .parsed::<u64>("moves", "a whole number", |_| true)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--moves: expected a whole number, got \"-3\""
+        );
+        let e = a
+            .parsed::<f64>("limit", "at most 2 seconds", |s| *s <= 2.0)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--limit: expected at most 2 seconds, got \"2.5\""
+        );
     }
 
     #[test]

@@ -15,13 +15,7 @@ fn number<T: std::str::FromStr>(
     name: &'static str,
     default: T,
 ) -> Result<T, ArgError> {
-    match args.one(name)? {
-        None => Ok(default),
-        Some(t) => t.trim().parse().map_err(|_| ArgError::Bad {
-            option: name.into(),
-            message: format!("expected a number, got \"{t}\""),
-        }),
-    }
+    Ok(args.parsed(name, "a number", |_| true)?.unwrap_or(default))
 }
 
 /// `trace --tors T --spines S --hosts-per-tor H --jobs J --arrival-rate PER_S --iterations I

@@ -14,7 +14,7 @@ use crate::model::libra_files::cost_model_from_yaml;
 use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::network::Network;
 use crate::presets;
-use serde_json::json;
+use serde::Serialize;
 use std::ffi::OsString;
 
 /// The options that describe the model (shared by `codesign` and `scenario --model`).
@@ -35,18 +35,7 @@ const MODEL_OPTIONS: [&str; 13] = [
 ];
 
 fn whole(args: &Args, option: &'static str) -> Result<Option<u32>, ArgError> {
-    args.one(option)?
-        .map(|t| {
-            t.trim()
-                .parse::<u32>()
-                .ok()
-                .filter(|v| *v >= 1)
-                .ok_or_else(|| ArgError::Bad {
-                    option: option.into(),
-                    message: format!("expected a whole number of at least 1, got \"{t}\""),
-                })
-        })
-        .transpose()
+    args.parsed(option, "a whole number of at least 1", |v| *v >= 1)
 }
 
 /// The transformer and memory options: a preset (`--model gpt3-175b`) or `--model custom` with
@@ -212,11 +201,21 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     let run = CodesignRun::new(&setup).map_err(Failure::input)?.run();
     let elapsed = start.elapsed();
     run.outcome().map_err(Failure::input)?;
-    let mut out = serde_json::to_value(run.result()).expect("a result always serializes");
-    if args.flag("timings") {
-        out["search_ms"] = json!(elapsed.as_secs_f64() * 1e3);
-    }
-    Ok(serde_json::to_string_pretty(&out).expect("json"))
+    let report = CodesignReport {
+        result: run.result(),
+        // Wall time differs from run to run: only on request, so that repeated runs diff clean.
+        search_ms: args.flag("timings").then_some(elapsed.as_secs_f64() * 1e3),
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("a result always serializes"))
+}
+
+/// What `codesign` prints: the search's result, and its wall time with `--timings`.
+#[derive(Serialize)]
+struct CodesignReport<R: Serialize> {
+    #[serde(flatten)]
+    result: R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    search_ms: Option<f64>,
 }
 
 /// `scenario --model ...`: one co-design candidate as Scenario JSON.

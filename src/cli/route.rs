@@ -15,7 +15,6 @@ use crate::routing::coupling::{efficiency_of, EtaBasis};
 use crate::routing::generate::{generate, Placement};
 use crate::routing::{ecmp, greedy, greedy_capacity_aware, measure, Algorithm, RouteScenario};
 use serde::Serialize;
-use serde_json::json;
 use std::ffi::OsString;
 
 /// `route SCENARIO.json --algorithm A`.
@@ -54,33 +53,23 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
             .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
         let shown = super::inputs::shown(out);
         std::fs::write(out, lp).map_err(|e| Failure::Input(format!("{shown}: {e}")))?;
-        return Ok(serde_json::to_string_pretty(&json!({
-            "exported": shown,
-            "format": "CPLEX LP",
-            "objective": "min-max-link-load",
-            "variables": size.variables,
-            "constraints": size.constraints,
-        }))
-        .expect("json"));
+        let report = IlpExport {
+            exported: shown,
+            format: "CPLEX LP",
+            objective: "min-max-link-load",
+            variables: size.variables,
+            constraints: size.constraints,
+        };
+        return Ok(serde_json::to_string_pretty(&report).expect("json"));
     }
-    let seed = match args.one("seed")? {
-        None => 1,
-        Some(v) => v
-            .parse::<u64>()
-            .map_err(|_| Failure::Usage(format!("--seed: expected a whole number, got \"{v}\"")))?,
-    };
-    let moves = match args.one("moves")? {
-        None => DEFAULT_MOVES,
-        Some(v) => v
-            .parse::<u64>()
-            .ok()
-            .filter(|m| *m <= MAX_MOVES)
-            .ok_or_else(|| {
-                Failure::Usage(format!(
-                    "--moves: expected a whole number up to {MAX_MOVES}, got \"{v}\""
-                ))
-            })?,
-    };
+    let seed = args
+        .parsed("seed", "a whole number", |_| true)?
+        .unwrap_or(1);
+    let moves = args
+        .parsed("moves", &format!("a whole number up to {MAX_MOVES}"), |m| {
+            *m <= MAX_MOVES
+        })?
+        .unwrap_or(DEFAULT_MOVES);
     let t0 = std::time::Instant::now();
     let routing = match algorithm {
         Algorithm::Ecmp => ecmp(&inst),
@@ -179,30 +168,14 @@ fn optimal(
             ("min-makespan", Objective::MinMakespan),
         ],
     )?;
-    let budget = match args.one("node-budget")? {
-        None => 10_000_000,
-        Some(t) => t
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .ok_or_else(|| ArgError::Bad {
-                option: "node-budget".into(),
-                message: format!("expected a whole number of nodes, got \"{t}\""),
-            })?,
-    };
-    let limit_s = match args.one("time-limit")? {
-        None => DEFAULT_TIME_LIMIT_S,
-        Some(t) => t
-            .trim()
-            .parse::<f64>()
-            .ok()
-            .filter(|s| s.is_finite() && *s > 0.0)
-            .ok_or_else(|| ArgError::Bad {
-                option: "time-limit".into(),
-                message: format!("expected a positive number of seconds, got \"{t}\""),
-            })?,
-    };
+    let budget = args
+        .parsed("node-budget", "a whole number of nodes", |n: &u64| *n > 0)?
+        .unwrap_or(10_000_000);
+    let limit_s = args
+        .parsed("time-limit", "a positive number of seconds", |s: &f64| {
+            s.is_finite() && *s > 0.0
+        })?
+        .unwrap_or(DEFAULT_TIME_LIMIT_S);
     let t0 = std::time::Instant::now();
     // Progress on stderr about once a second; the time limit stops the search with its best
     // routing and bound, not proven.
@@ -292,14 +265,20 @@ struct NormalizedReport {
     proven: bool,
 }
 
+/// What `route --export-ilp FILE` prints: where the paper's ILP went and its size.
+#[derive(Serialize)]
+struct IlpExport {
+    exported: String,
+    format: &'static str,
+    objective: &'static str,
+    variables: usize,
+    constraints: usize,
+}
+
 fn whole(args: &Args, name: &'static str, default: u32) -> Result<u32, ArgError> {
-    match args.one(name)? {
-        None => Ok(default),
-        Some(t) => t.trim().parse().map_err(|_| ArgError::Bad {
-            option: name.into(),
-            message: format!("expected a whole number, got \"{t}\""),
-        }),
-    }
+    Ok(args
+        .parsed(name, "a whole number", |_| true)?
+        .unwrap_or(default))
 }
 
 /// `route-scenario [--tors T] [--spines S] [--hosts-per-tor H] [--jobs K] [--ring-size N]
@@ -351,13 +330,9 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
         failed_spines: whole(&args, "failed-spines", d.failed_spines)?,
         failed_links: whole(&args, "failed-links", d.failed_links)?,
         seed: u64::from(whole(&args, "seed", 1)?),
-        chunk_bytes: match args.one("chunk-bytes")? {
-            None => d.chunk_bytes,
-            Some(t) => t.parse().map_err(|_| ArgError::Bad {
-                option: "chunk-bytes".into(),
-                message: format!("expected a number of bytes, got \"{t}\""),
-            })?,
-        },
+        chunk_bytes: args
+            .parsed("chunk-bytes", "a number of bytes", |_| true)?
+            .unwrap_or(d.chunk_bytes),
         models,
     };
     let sc = generate(&p).map_err(Failure::input)?;

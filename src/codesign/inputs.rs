@@ -72,6 +72,15 @@ pub struct CodesignInputs {
     pub own_shape: bool,
 }
 
+/// A value the view refused: which field, what it expects, what was typed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{}: expected {expected}, got \"{got}\"", field.label())]
+pub struct InputError {
+    pub field: InputField,
+    pub expected: &'static str,
+    pub got: String,
+}
+
 /// The view's typed fields.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputField {
@@ -180,9 +189,13 @@ impl CodesignInputs {
     }
 
     /// Read what was typed in `field`; a bad value is refused with the reason, the rest kept.
-    pub fn set(&mut self, field: InputField, text: &str) -> Result<(), String> {
+    pub fn set(&mut self, field: InputField, text: &str) -> Result<(), InputError> {
         let t = text.trim();
-        let bad = |what: &str| format!("{}: expected {what}, got \"{t}\"", field.label());
+        let bad = |expected: &'static str| InputError {
+            field,
+            expected,
+            got: t.to_string(),
+        };
         let positive = || {
             t.parse::<f64>()
                 .ok()
@@ -362,10 +375,14 @@ mod tests {
         let run = CodesignRun::new(&inputs.setup(&base).unwrap()).unwrap();
         assert_eq!(run.shapes, vec![base.network.clone()]);
         assert_eq!(inputs.text(InputField::HiUsd), "80000000");
-        assert!(inputs
-            .set(InputField::Npus, "1")
-            .unwrap_err()
-            .contains("at least 2"));
+        let e = inputs.set(InputField::Npus, "1").unwrap_err();
+        assert_eq!(
+            (e.field, e.expected, e.got.as_str()),
+            (InputField::Npus, "a whole number of at least 2", "1")
+        );
+        assert!(e
+            .to_string()
+            .ends_with(": expected a whole number of at least 2, got \"1\""));
         inputs.set(InputField::HbmGb, " 40 ").unwrap();
         assert_eq!(inputs.hbm_gb, 40.0);
         // A custom model of the visitor's sizes, with full recomputation.
@@ -386,6 +403,7 @@ mod tests {
         assert!(inputs
             .set(InputField::Custom(CustomField::Heads), "0")
             .unwrap_err()
+            .to_string()
             .starts_with("attention heads"));
         inputs.full_recompute = true;
         let setup = inputs.setup(&base).unwrap();

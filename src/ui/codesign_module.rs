@@ -138,7 +138,7 @@ fn input_field(
                             error.set(None);
                             inputs.set(Some(next));
                         }
-                        Err(e) => error.set(Some(e)),
+                        Err(e) => error.set(Some(e.to_string())),
                     }
                 }
             />

@@ -1,6 +1,7 @@
 //! The workloads: each one of LIBRA's presets (its communicator fitted to the network), with a
 //! weight; several workloads are optimized together (objective = sum of weight x time).
 
+use super::browser;
 use super::fields::{field_input, numbered, numbered_field, FieldMessage};
 use super::keyed_rows::keyed_rows;
 use super::studio::Studio;
@@ -37,6 +38,15 @@ fn describe(w: &WorkloadForm) -> String {
     )
 }
 
+/// The test id of the preset menu of the `n`th workload (1-based).
+fn preset_testid(n: usize) -> String {
+    if n == 1 {
+        "workload-preset".to_string()
+    } else {
+        format!("workload-preset-{n}")
+    }
+}
+
 /// The row of workload `id`: kept while other workloads come and go; its number, preset and
 /// description follow the form (the communicators change with the network's dimensions).
 fn workload_row(studio: Studio, id: RowId) -> AnyView {
@@ -64,22 +74,20 @@ fn workload_row(studio: Studio, id: RowId) -> AnyView {
         <li class="workload" data-testid="workload-row">
             <div class="workload-head">
                 <select
-                    data-testid=numbered(n, |n| {
-                        if n == 1 {
-                            "workload-preset".to_string()
-                        } else {
-                            format!("workload-preset-{n}")
-                        }
-                    })
+                    data-testid=numbered(n, preset_testid)
                     aria-label=numbered(n, |n| format!("Workload {n}"))
                     on:change=move |ev| {
                         let v = event_target_value(&ev);
                         if let Some(p) = LibraWorkload::parse(&v) {
+                            let menu = format!("[data-testid=\"{}\"]", preset_testid(n.get_untracked()));
                             studio.restructure(|f| {
                                 if let Some(i) = at(f) {
                                     f.set_preset_workload(i, p);
                                 }
                             });
+                            // The row is replaced (its texts changed): the focus goes back to the
+                            // menu at its place once the new row is drawn.
+                            set_timeout(move || browser::focus(&menu), std::time::Duration::ZERO);
                         }
                     }
                 >

@@ -266,6 +266,12 @@ fn dimensions_are_added_removed_and_reordered() {
         b.select("workload-preset", "Turing_NLG").await;
         form.set_preset_workload(0, libra_studio::presets::LibraWorkload::TuringNlg);
         shows(&b, &native(&form.to_scenario().unwrap())).await;
+        // The workload's row is new (its texts changed); the focus is back on its menu.
+        b.wait_js(
+            "the focus back on the workload's menu",
+            "return document.activeElement && document.activeElement.dataset.testid === 'workload-preset';",
+        )
+        .await;
         // Latency per step, counted once the model option is on.
         b.type_into("dim-latency-4", "2000").await;
         b.click("latency").await;

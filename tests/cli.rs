@@ -342,26 +342,7 @@ fn args(list: &[&str]) -> Vec<String> {
 fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
     // A fixed shape keeps this quick; the held-out checks brute-force the same way.
     let shape = "R4 x FC8 x R4 x SW32";
-    let (code, out, err) = run(&args(&[
-        "codesign",
-        "--model",
-        "llama2-70b",
-        "--npus",
-        "4096",
-        "--hbm-gb",
-        "80",
-        "--budget",
-        "2e7",
-        "--shape",
-        shape,
-    ]));
-    assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
-    for key in ["best", "front", "ranked", "evaluated", "pruned", "winners"] {
-        assert!(v.get(key).is_some(), "{key} missing");
-    }
-    assert!(v.get("search_ms").is_none(), "timings only with --timings");
-    let mut timed = args(&[
+    let search = args(&[
         "codesign",
         "--model",
         "llama2-70b",
@@ -374,6 +355,14 @@ fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
         "--shape",
         shape,
     ]);
+    let (code, out, err) = run(&search);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for key in ["best", "front", "ranked", "evaluated", "pruned", "winners"] {
+        assert!(v.get(key).is_some(), "{key} missing");
+    }
+    assert!(v.get("search_ms").is_none(), "timings only with --timings");
+    let mut timed = search.clone();
     timed.push("--timings".into());
     let (code, timed, err) = run(&timed);
     assert_eq!(code, 0, "{err}");

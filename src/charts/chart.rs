@@ -55,6 +55,11 @@ pub trait Chart: Copy + Send + Sync + 'static {
     }
 }
 
+/// A drawing without pickable points, as [`Chart::draw`] returns it.
+pub fn drawn<E: std::fmt::Display>(r: Result<(), E>) -> Result<Vec<(i32, i32)>, String> {
+    r.map(|()| Vec::new()).map_err(|e| e.to_string())
+}
+
 /// `chart` of `data` as an SVG document of `width` x `height` pixels.
 pub fn svg<C: Chart>(chart: C, data: &C::Data, width: u32, height: u32) -> Result<String, String> {
     svg_of(width, height, &|area| {

@@ -3,7 +3,7 @@
 //! time, and a timeline of the jobs under one policy (waiting, then running); with their numbers
 //! as tables.
 
-use super::chart::{Area, Chart};
+use super::chart::{drawn, Area, Chart};
 use super::route_cdf::cdf_points;
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
@@ -461,9 +461,13 @@ impl Chart for ClusterChart {
         _highlight: Option<usize>,
         style: &ChartStyle,
     ) -> Result<Vec<(i32, i32)>, String> {
-        ClusterChart::draw(self, area, &data.study, data.shown, style)
-            .map(|()| Vec::new())
-            .map_err(|e| e.to_string())
+        drawn(ClusterChart::draw(
+            self,
+            area,
+            &data.study,
+            data.shown,
+            style,
+        ))
     }
 
     fn table(self, data: &ClusterShown) -> DataTable {

@@ -1,7 +1,7 @@
 //! The co-design front: the least training time at each budget over every parallelism, shape and
 //! mapping searched, one colour per winning design, with the ranked table's budget marked.
 
-use super::chart::{Area, Chart};
+use super::chart::{drawn, Area, Chart};
 use super::compare_chart::{money_time_frame, winner_color};
 use super::front::short_usd;
 use super::tables::DataTable;
@@ -107,9 +107,7 @@ impl Chart for CodesignChart {
         _highlight: Option<usize>,
         style: &ChartStyle,
     ) -> Result<Vec<(i32, i32)>, String> {
-        draw_codesign(area, data, style)
-            .map(|()| Vec::new())
-            .map_err(|e| e.to_string())
+        drawn(draw_codesign(area, data, style))
     }
 
     fn table(self, data: &Arc<CodesignResult>) -> DataTable {

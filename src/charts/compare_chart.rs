@@ -2,7 +2,7 @@
 //! lower envelope (the best shape at each budget) drawn thick, one colour per winning shape, with
 //! the ranking budget marked.
 
-use super::chart::{Area, Chart};
+use super::chart::{drawn, Area, Chart};
 use super::front::{axis_points, nice_log_points, short_usd, trimmed};
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
@@ -197,9 +197,7 @@ impl Chart for CompareChart {
         _highlight: Option<usize>,
         style: &ChartStyle,
     ) -> Result<Vec<(i32, i32)>, String> {
-        draw_compare(area, data, style)
-            .map(|()| Vec::new())
-            .map_err(|e| e.to_string())
+        drawn(draw_compare(area, data, style))
     }
 
     fn table(self, data: &Arc<ShapeRun>) -> DataTable {

@@ -2,7 +2,7 @@
 //! +5%, ...), infeasible cells in grey, constraint lines, the uniform split, and both methods'
 //! paths ending at the optimum.
 
-use super::chart::{Area, Chart};
+use super::chart::{drawn, Area, Chart};
 use super::front::trimmed;
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
@@ -213,9 +213,7 @@ impl Chart for LandscapeChart {
         style: &ChartStyle,
     ) -> Result<Vec<(i32, i32)>, String> {
         let (a, b) = pair_names(data);
-        draw_landscape(area, data, (&a, &b), style)
-            .map(|()| Vec::new())
-            .map_err(|e| e.to_string())
+        drawn(draw_landscape(area, data, (&a, &b), style))
     }
 
     fn table(self, data: &Arc<Landscape>) -> DataTable {

@@ -3,7 +3,7 @@
 //! side (least rate and static makespan against the contention-free time), and the makespan
 //! against the number of failed spines.
 
-use super::chart::{Area, Chart};
+use super::chart::{drawn, Area, Chart};
 use super::tables::{DataTable, RouteChart};
 use super::{palette, ChartStyle};
 use crate::routing::study::RouteStudy;
@@ -382,14 +382,12 @@ impl Chart for RouteChart {
         style: &ChartStyle,
     ) -> std::result::Result<Vec<(i32, i32)>, String> {
         let s = &data.study;
-        match self {
+        drawn(match self {
             RouteChart::Loads => draw_route_loads(area, s, data.which, style),
             RouteChart::Compare => draw_route_compare(area, s, style),
             RouteChart::Rates => super::route_cdf::draw_rate_cdf(area, s, style),
             RouteChart::Failures => draw_route_failures(area, s, style),
-        }
-        .map(|()| Vec::new())
-        .map_err(|e| e.to_string())
+        })
     }
 
     fn table(self, data: &RouteShown) -> DataTable {

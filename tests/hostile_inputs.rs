@@ -111,9 +111,32 @@ fn a_front_over_a_huge_range_has_log_spaced_budgets_and_never_prints_null() {
     for (b, want) in budgets.iter().zip([1e-20, 1e5, 1e30, 1e55, 1e80]) {
         assert!((b / want - 1.0).abs() < 1e-9, "{b} vs {want}");
     }
-    // Beyond what the solver can represent: an error naming the budget, not an empty front.
+    // Solved in closed form (one budget row, each dimension owned by one pattern) however far
+    // the range: the communication time is homogeneous of degree -1 in the budget, so it times
+    // the budget is the same at 1e-160 and 1e-80 as at 1 $.
     let (code, out, err) = run_cli(
         &with_files("pareto", &["--budgets", "1e-160:1e160:5"]),
+        None,
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let points = v["points"].as_array().unwrap();
+    let at = |i: usize, key: &str| points[i][key].as_f64().unwrap();
+    // The compute time: all that is left at the largest budget.
+    let comm = |i: usize| at(i, "time_ns") - at(4, "time_ns");
+    let per_dollar = comm(2) * at(2, "budget_usd");
+    for i in [0, 1] {
+        let rel = comm(i) * at(i, "budget_usd") / per_dollar - 1.0;
+        assert!(rel.abs() < 1e-9, "point {i}: {rel:e}");
+    }
+    // With a second row the general method runs, and where it cannot represent the problem it
+    // says so naming the budget, never an empty front.
+    let (code, out, err) = run_cli(
+        &with_files(
+            "pareto",
+            &["--budgets", "1e-160:1e160:5", "--constraint", "B1 >= B2"],
+        ),
         None,
         Duration::from_secs(30),
     );

@@ -73,7 +73,7 @@ pub struct Centered {
 
 impl Epigraph {
     pub fn new(dims: usize, patterns: &[Pattern]) -> Epigraph {
-        let mut terms = Vec::new();
+        let mut terms = Vec::with_capacity(patterns.iter().map(|p| p.dims().count()).sum());
         for (p, pat) in patterns.iter().enumerate() {
             for d in pat.dims() {
                 terms.push(Term {

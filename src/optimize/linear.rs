@@ -251,8 +251,9 @@ pub fn parse_constraint(text: &str, dims: usize) -> Result<LinearConstraint, Con
 /// tolerance 1e-10): `B1 = 1, B2 = 1, B1 + B2 = 2` keeps the first two, so that Newton and
 /// projection systems stay regular.
 pub(crate) fn independent(rows: &[(Vec<f64>, f64)]) -> Vec<usize> {
-    let mut basis: Vec<Vec<f64>> = Vec::new();
-    let mut kept = Vec::new();
+    // Sized up front: cold, a growth is a call to code far away (a page fault on first use).
+    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(rows.len());
+    let mut kept = Vec::with_capacity(rows.len());
     for (i, (row, _)) in rows.iter().enumerate() {
         let norm = row.iter().map(|v| v * v).sum::<f64>().sqrt();
         let mut rest = row.clone();

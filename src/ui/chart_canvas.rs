@@ -4,6 +4,7 @@
 //! keys, and loads it on click or Enter.
 
 use super::browser;
+use super::canvas_text::MeasuredCanvas;
 use super::chart_table::ChartTable;
 use crate::charts::chart::{svg, Area};
 use crate::charts::dyn_backend::DynBackend;
@@ -12,7 +13,6 @@ use crate::charts::{Chart, ChartStyle, PointInfo};
 use leptos::html::Canvas;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use std::sync::Arc;
 
 /// How near (CSS pixels) the pointer must be to a point to pick it.
@@ -141,7 +141,7 @@ fn erased_canvas(
         let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle { scale: dpr * scale };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
-        let Some(mut backend) = CanvasBackend::with_canvas_object(canvas) else {
+        let Some(mut backend) = MeasuredCanvas::new(canvas) else {
             return;
         };
         let area = DynBackend(&mut backend).into_drawing_area();

@@ -54,16 +54,25 @@ pub(crate) fn polish(
 ) -> Option<(Vec<f64>, Multipliers)> {
     let dims = ep.dims;
     let slack: Vec<f64> = ep.terms.iter().map(|k| ep.term_slack(k, z0)).collect();
+    let pinned = pinned_by_rows(ep);
     for _ in 0..(8 + ep.terms.len()) {
         let Some((z, m)) = kkt(ep, z0, mult, &active, &rows_on) else {
-            // A singular or diverging system: some bandwidth is left undetermined. Let the inactive
-            // term closest to its max join and try again.
-            let next = (0..ep.terms.len())
-                .filter(|&i| !active[i])
-                .min_by(|&a, &b| {
-                    let rel = |i: usize| slack[i] / z0[dims + ep.terms[i].p].abs().max(1e-300);
-                    rel(a).total_cmp(&rel(b))
-                })?;
+            // A singular or diverging system: some bandwidth is left undetermined. A dimension
+            // without an active term that the equality rows do not pin is (it appears in the rows
+            // only), so one of its terms joins first; else the inactive term closest to its max joins, and the system is tried again.
+            // (Joining any term first can make the system singular the other way: two terms on
+            // bandwidths the equality rows fix both pin their pattern's time.)
+            let mut covered = pinned.clone();
+            for (k, on) in ep.terms.iter().zip(&active) {
+                covered[k.d] |= *on;
+            }
+            let rel = |i: usize| slack[i] / z0[dims + ep.terms[i].p].abs().max(1e-300);
+            let closest = |uncovered_only: bool| {
+                (0..ep.terms.len())
+                    .filter(|&i| !active[i] && (!uncovered_only || !covered[ep.terms[i].d]))
+                    .min_by(|&a, &b| rel(a).total_cmp(&rel(b)))
+            };
+            let next = closest(true).or_else(|| closest(false))?;
             active[next] = true;
             continue;
         };
@@ -120,6 +129,30 @@ pub(crate) fn polish(
         return Some((z, m));
     }
     None
+}
+
+/// The bandwidths that the equality rows alone fix: `B_d` is fixed when the unit vector `e_d` lies
+/// in the rows' span, i.e. its projection on an orthonormal basis of the rows (Gram-Schmidt) has
+/// length 1. (`B1 = 500`, `B3 + B4 = 200` and a total of 1000 fix `B1` and `B2`.)
+fn pinned_by_rows(ep: &Epigraph) -> Vec<bool> {
+    let dims = ep.dims;
+    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(ep.e.len());
+    for (row, _) in &ep.e {
+        let mut v: Vec<f64> = row.iter().take(dims).copied().collect();
+        v.resize(dims, 0.0);
+        for q in &basis {
+            let dot: f64 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+            v.iter_mut().zip(q).for_each(|(x, qi)| *x -= dot * qi);
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 1e-9 {
+            v.iter_mut().for_each(|x| *x /= norm);
+            basis.push(v);
+        }
+    }
+    (0..dims)
+        .map(|d| basis.iter().map(|q| q[d] * q[d]).sum::<f64>() > 1.0 - 1e-9)
+        .collect()
 }
 
 /// Newton's method on the KKT equations of one active set, from the barrier's point and multipliers.

@@ -251,6 +251,27 @@ pub fn parse_constraint(text: &str, dims: usize) -> Result<LinearConstraint, Con
 /// tolerance 1e-10): `B1 = 1, B2 = 1, B1 + B2 = 2` keeps the first two, so that Newton and
 /// projection systems stay regular.
 pub(crate) fn independent(rows: &[(Vec<f64>, f64)]) -> Vec<usize> {
+    orthonormal_basis(rows).1
+}
+
+/// The bandwidths among the first `dims` that the equality rows alone fix: `B_d` is fixed when the
+/// unit vector `e_d` lies in the rows' span, i.e. its projection on their orthonormal basis has
+/// length 1 (`B1 = 500`, `B3 + B4 = 200` and a total of 1000 fix `B1` and `B2`).
+pub(crate) fn fixed_by(rows: &[(Vec<f64>, f64)], dims: usize) -> Vec<bool> {
+    let (basis, _) = orthonormal_basis(rows);
+    (0..dims)
+        .map(|d| {
+            basis
+                .iter()
+                .map(|q| q.get(d).map_or(0.0, |v| v * v))
+                .sum::<f64>()
+                > 1.0 - 1e-9
+        })
+        .collect()
+}
+
+/// Gram-Schmidt on `rows`: an orthonormal basis of their span, and which rows gave its vectors.
+fn orthonormal_basis(rows: &[(Vec<f64>, f64)]) -> (Vec<Vec<f64>>, Vec<usize>) {
     // Sized up front: cold, a growth is a call to code far away (a page fault on first use).
     let mut basis: Vec<Vec<f64>> = Vec::with_capacity(rows.len());
     let mut kept = Vec::with_capacity(rows.len());
@@ -267,7 +288,7 @@ pub(crate) fn independent(rows: &[(Vec<f64>, f64)]) -> Vec<usize> {
             kept.push(i);
         }
     }
-    kept
+    (basis, kept)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 use super::barrier::Epigraph;
 use super::certificate::Multipliers;
 use super::dense::solve_in_place;
+use super::linear::fixed_by;
 
 /// The active set guessed from a barrier point: the terms whose slack is within a factor of the
 /// smallest slack of their pattern, and the inequality rows with small slack.
@@ -54,15 +55,17 @@ pub(crate) fn polish(
 ) -> Option<(Vec<f64>, Multipliers)> {
     let dims = ep.dims;
     let slack: Vec<f64> = ep.terms.iter().map(|k| ep.term_slack(k, z0)).collect();
-    let pinned = pinned_by_rows(ep);
+    // Which bandwidths the equality rows fix: found at the first singular system only.
+    let mut pinned: Option<Vec<bool>> = None;
     for _ in 0..(8 + ep.terms.len()) {
         let Some((z, m)) = kkt(ep, z0, mult, &active, &rows_on) else {
             // A singular or diverging system: some bandwidth is left undetermined. A dimension
-            // without an active term that the equality rows do not pin is (it appears in the rows
-            // only), so one of its terms joins first; else the inactive term closest to its max joins, and the system is tried again.
-            // (Joining any term first can make the system singular the other way: two terms on
-            // bandwidths the equality rows fix both pin their pattern's time.)
-            let mut covered = pinned.clone();
+            // without an active term that the equality rows do not fix is (it appears in the rows
+            // only), so one of its terms joins first; else the inactive term closest to its max
+            // joins, and the system is tried again. (Joining any term first can make the system
+            // singular the other way: two terms on bandwidths the rows fix both pin their
+            // pattern's time.)
+            let mut covered = pinned.get_or_insert_with(|| fixed_by(&ep.e, dims)).clone();
             for (k, on) in ep.terms.iter().zip(&active) {
                 covered[k.d] |= *on;
             }
@@ -129,30 +132,6 @@ pub(crate) fn polish(
         return Some((z, m));
     }
     None
-}
-
-/// The bandwidths that the equality rows alone fix: `B_d` is fixed when the unit vector `e_d` lies
-/// in the rows' span, i.e. its projection on an orthonormal basis of the rows (Gram-Schmidt) has
-/// length 1. (`B1 = 500`, `B3 + B4 = 200` and a total of 1000 fix `B1` and `B2`.)
-fn pinned_by_rows(ep: &Epigraph) -> Vec<bool> {
-    let dims = ep.dims;
-    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(ep.e.len());
-    for (row, _) in &ep.e {
-        let mut v: Vec<f64> = row.iter().take(dims).copied().collect();
-        v.resize(dims, 0.0);
-        for q in &basis {
-            let dot: f64 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
-            v.iter_mut().zip(q).for_each(|(x, qi)| *x -= dot * qi);
-        }
-        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 1e-9 {
-            v.iter_mut().for_each(|x| *x /= norm);
-            basis.push(v);
-        }
-    }
-    (0..dims)
-        .map(|d| basis.iter().map(|q| q[d] * q[d]).sum::<f64>() > 1.0 - 1e-9)
-        .collect()
 }
 
 /// Newton's method on the KKT equations of one active set, from the barrier's point and multipliers.

@@ -6,6 +6,11 @@
 //! - A bad link shows the defaults and says what was wrong; the link stays in the address bar, and
 //!   the saved scenario is kept, until the visitor edits.
 //! - A plain visit shows the saved scenario, or the defaults.
+//! - Each part of what is saved (the design, the view shown, the Routing, Cluster and Co-design
+//!   views' states) has a key of its own ([`Part`]), and a tab writes only the parts it changed:
+//!   two tabs editing different views never overwrite each other. When another tab saves a part
+//!   this tab shows differently, this tab says so and offers both ([`SaveSync`]); it never writes
+//!   that part meanwhile.
 
 use crate::model::scenario::Scenario;
 use crate::permalink::{decode, decode_saved, decode_with, PermalinkError};
@@ -24,6 +29,243 @@ pub const STARTING_KEY: &str = "libra-studio.starting";
 /// The localStorage key where a scenario whose start failed is kept (never deleted silently), to be
 /// downloaded from the banner.
 pub const FAILED_KEY: &str = "libra-studio.failed";
+
+/// One part of what a tab saves, each under its own localStorage key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Part {
+    /// The design: the scenario, with the pinned scenario, the landscape's dimensions and the
+    /// method ([`SAVED_KEY`], a permalink fragment; saves made before the parts had their own
+    /// keys hold everything there, and still open).
+    Scenario,
+    /// Which view is shown, and the tour's step: navigation, not work (the last tab's wins).
+    View,
+    /// The Routing view's state (`RouteLink` as JSON).
+    Routing,
+    /// The Cluster view's state (`ClusterLink` as JSON).
+    Cluster,
+    /// The Co-design view's question (`CodesignInputs` as JSON).
+    Codesign,
+}
+
+impl Part {
+    pub const ALL: [Part; 5] = [
+        Part::Scenario,
+        Part::View,
+        Part::Routing,
+        Part::Cluster,
+        Part::Codesign,
+    ];
+
+    /// Its localStorage key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Part::Scenario => SAVED_KEY,
+            Part::View => "libra-studio.view",
+            Part::Routing => "libra-studio.routing",
+            Part::Cluster => "libra-studio.cluster",
+            Part::Codesign => "libra-studio.codesign",
+        }
+    }
+
+    /// The part saved under `key`, if any.
+    pub fn of_key(key: &str) -> Option<Part> {
+        Part::ALL.into_iter().find(|p| p.key() == key)
+    }
+
+    /// How the banner names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Part::Scenario => "the design (network, workloads, constraints)",
+            Part::View => "the view shown",
+            Part::Routing => "the Routing view",
+            Part::Cluster => "the Cluster view",
+            Part::Codesign => "the Co-design view",
+        }
+    }
+
+    /// Whether it is work that another tab's save must not silently replace (the view shown is
+    /// not).
+    pub fn is_work(self) -> bool {
+        self != Part::View
+    }
+}
+
+/// The view shown and the tour's step, as [`Part::View`] saves them.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Navigation {
+    view: crate::view::View,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tour: Option<usize>,
+}
+
+/// The text of the design's part: the scenario with the pinned scenario, the landscape's
+/// dimensions and the method.
+pub fn scenario_part(sc: &Scenario, state: &LinkState) -> String {
+    crate::permalink::encode_with(
+        sc,
+        &LinkState {
+            pinned: state.pinned.clone(),
+            landscape: state.landscape,
+            method: state.method,
+            ..LinkState::default()
+        },
+    )
+}
+
+/// The texts of the other parts of `state` (None: nothing to save, the view's default).
+pub fn view_parts(state: &LinkState) -> [(Part, Option<String>); 4] {
+    let nav = Navigation {
+        view: state.view,
+        tour: state.tour,
+    };
+    [
+        (Part::View, serde_json::to_string(&nav).ok()),
+        (Part::Routing, serde_json::to_string(&state.route).ok()),
+        (Part::Cluster, state.cluster.clone()),
+        (Part::Codesign, state.codesign.clone()),
+    ]
+}
+
+/// `state` with a saved part's text put in (a part that does not read changes nothing; the
+/// design's part is read with the scenario, by [`start`]).
+pub fn with_part(mut state: LinkState, part: Part, text: &str) -> LinkState {
+    match part {
+        Part::Scenario => {
+            if let Ok((_, s)) = decode_saved(text) {
+                state.pinned = s.pinned;
+                state.landscape = s.landscape;
+                state.method = s.method;
+            }
+        }
+        Part::View => {
+            if let Ok(nav) = serde_json::from_str::<Navigation>(text) {
+                state.view = nav.view;
+                state.tour = nav.tour;
+            }
+        }
+        Part::Routing => {
+            if let Ok(route) = serde_json::from_str(text) {
+                state.route = route;
+            }
+        }
+        Part::Cluster => state.cluster = Some(text.to_string()),
+        Part::Codesign => state.codesign = Some(text.to_string()),
+    }
+    state
+}
+
+/// The state a plain visit restores: the design's part (with everything, for saves made before
+/// the parts), then each other part saved under its own key.
+pub fn saved_state(read: impl Fn(Part) -> Option<String>) -> LinkState {
+    let base = state_start(None, read(Part::Scenario).as_deref());
+    Part::ALL[1..]
+        .iter()
+        .fold(base, |state, &part| match read(part) {
+            Some(text) => with_part(state, part, &text),
+            None => state,
+        })
+}
+
+/// What another tab's save of a part means for this tab.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Elsewhere {
+    /// This tab shows the same, or the part is navigation: nothing to say.
+    Nothing,
+    /// This tab has nothing of that part (a view it never opened): it takes theirs, silently
+    /// (nothing of its own is lost, and its later edits start from theirs).
+    Adopt,
+    /// This tab shows something else: the visitor chooses (keep mine / take theirs), and this
+    /// tab does not save the part meanwhile.
+    Choose,
+}
+
+/// What a tab knows of the saved parts: each part's saved text as this tab last read or wrote
+/// it, what the tab showed of each when it started (or opened a link), and the parts another tab
+/// changed that await the visitor's choice (with their text).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SaveSync {
+    known: std::collections::BTreeMap<Part, Option<String>>,
+    shown: std::collections::BTreeMap<Part, Option<String>>,
+    pending: std::collections::BTreeMap<Part, Option<String>>,
+}
+
+impl SaveSync {
+    /// At the tab's start (or when a link is opened in it): the parts as `saved` reads them, and
+    /// those the tab `shows`. A part is written once the tab changes it from what it showed, or
+    /// when nothing of it is saved yet; so a link's other parts never replace the saved ones
+    /// unless the visitor edits them.
+    pub fn new(
+        saved: impl Fn(Part) -> Option<String>,
+        shows: &[(Part, Option<String>)],
+    ) -> SaveSync {
+        SaveSync {
+            known: Part::ALL.into_iter().map(|p| (p, saved(p))).collect(),
+            shown: shows.iter().cloned().collect(),
+            pending: Default::default(),
+        }
+    }
+
+    /// Of this tab's parts `mine`, those to write now: those that differ from what is saved as
+    /// this tab knows it and that the tab changed since it showed them (or that nothing is saved
+    /// of), except the parts awaiting a choice. They are known as written.
+    pub fn to_write(&mut self, mine: &[(Part, Option<String>)]) -> Vec<(Part, String)> {
+        let mut out = Vec::new();
+        for (part, text) in mine {
+            let Some(text) = text else { continue };
+            let known = self.known.get(part).cloned().flatten();
+            let shown = self.shown.get(part).cloned().flatten();
+            if self.pending.contains_key(part)
+                || known.as_deref() == Some(text.as_str())
+                || (known.is_some() && shown.as_deref() == Some(text.as_str()))
+            {
+                continue;
+            }
+            self.known.insert(*part, Some(text.clone()));
+            self.shown.insert(*part, Some(text.clone()));
+            out.push((*part, text.clone()));
+        }
+        out
+    }
+
+    /// Another tab saved `theirs` for `part` (a `storage` event); this tab shows `mine`.
+    pub fn saved_elsewhere(
+        &mut self,
+        part: Part,
+        theirs: Option<String>,
+        mine: Option<&str>,
+    ) -> Elsewhere {
+        let differs = theirs.is_some() && theirs.as_deref() != mine;
+        self.known.insert(part, theirs.clone());
+        if part.is_work() && differs && mine.is_none() {
+            self.pending.remove(&part);
+            Elsewhere::Adopt
+        } else if part.is_work() && differs {
+            self.pending.insert(part, theirs);
+            Elsewhere::Choose
+        } else {
+            // Theirs is what this tab shows (or was removed, or is navigation): nothing waits.
+            self.pending.remove(&part);
+            Elsewhere::Nothing
+        }
+    }
+
+    /// The parts awaiting the visitor's choice.
+    pub fn pending(&self) -> Vec<Part> {
+        self.pending.keys().copied().collect()
+    }
+
+    /// Keep this tab's `part`: it is written at the next [`SaveSync::to_write`] (over theirs, as
+    /// the visitor chose).
+    pub fn keep_mine(&mut self, part: Part) {
+        self.pending.remove(&part);
+        self.shown.remove(&part);
+    }
+
+    /// Take the other tab's `part`: its text, for this tab to show (then nothing to write).
+    pub fn take_theirs(&mut self, part: Part) -> Option<String> {
+        self.pending.remove(&part).flatten()
+    }
+}
 
 /// The start-in-progress mark for a visit: the link's fragment when there is one, else the saved
 /// scenario, else empty (the defaults).

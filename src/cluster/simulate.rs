@@ -85,6 +85,9 @@ const ANNEALING_MOVES: u64 = 20_000;
 /// Search nodes of the exact optimizer per routing (the best found within them is used).
 const OPTIMAL_NODES: u64 = 5_000;
 
+/// The least re-routing period, s: a shorter one is refused (its timers could not advance).
+pub const MIN_REROUTE_PERIOD_S: f64 = 1e-3;
+
 /// When the controller recomputes every route.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

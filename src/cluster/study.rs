@@ -5,11 +5,15 @@
 //! timeline of running jobs and busy NICs, and the totals.
 
 use super::placement::Placement;
-use super::simulate::{Policy, Reroute, SimError, SimOptions, SimResult, SimRun};
+use super::simulate::{
+    Policy, Reroute, SimError, SimOptions, SimResult, SimRun, MIN_REROUTE_PERIOD_S,
+};
 use super::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
+use crate::form::typed::{show, Kind, Value};
 use crate::limits::{at_most, product, LimitError};
 use crate::routing::study::StudyProgress;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The view's fabric and trace, as a link carries them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -149,6 +153,270 @@ pub struct ClusterLink {
     pub policies: Vec<Policy>,
     /// The policy whose timeline of jobs is drawn.
     pub shown: Policy,
+    /// The text of each field the view refused, as typed (by [`ClusterField::key`]): kept,
+    /// shown marked and carried by the link, never replaced by its last readable prefix. A state
+    /// with any is not simulated.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub typed: BTreeMap<String, String>,
+}
+
+/// The Cluster view's number fields, each read by the one typed reader
+/// ([`crate::form::typed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterField {
+    Tors,
+    Spines,
+    HostsPerTor,
+    Gbps,
+    Jobs,
+    ArrivalRate,
+    Iterations,
+    ComputeS,
+    RingSize,
+    FailedSpines,
+    FailedLinks,
+    FailAt,
+    RecoverAt,
+    Seed,
+    /// The period of "re-route every T seconds" (a field only with that trigger).
+    Every,
+    Delay,
+}
+
+/// The largest time the view takes (s): about 30,000 years, far beyond any trace it simulates.
+pub const VIEW_MAX_SECONDS: f64 = 1e12;
+
+impl ClusterField {
+    pub const ALL: [ClusterField; 16] = [
+        ClusterField::Tors,
+        ClusterField::Spines,
+        ClusterField::HostsPerTor,
+        ClusterField::Gbps,
+        ClusterField::Jobs,
+        ClusterField::ArrivalRate,
+        ClusterField::Iterations,
+        ClusterField::ComputeS,
+        ClusterField::RingSize,
+        ClusterField::FailedSpines,
+        ClusterField::FailedLinks,
+        ClusterField::FailAt,
+        ClusterField::RecoverAt,
+        ClusterField::Seed,
+        ClusterField::Every,
+        ClusterField::Delay,
+    ];
+
+    /// Its key in [`ClusterLink::typed`].
+    pub fn key(self) -> &'static str {
+        match self {
+            ClusterField::Tors => "tors",
+            ClusterField::Spines => "spines",
+            ClusterField::HostsPerTor => "hosts",
+            ClusterField::Gbps => "gbps",
+            ClusterField::Jobs => "jobs",
+            ClusterField::ArrivalRate => "rate",
+            ClusterField::Iterations => "iterations",
+            ClusterField::ComputeS => "compute",
+            ClusterField::RingSize => "ring",
+            ClusterField::FailedSpines => "failed",
+            ClusterField::FailedLinks => "failed-links",
+            ClusterField::FailAt => "fail-at",
+            ClusterField::RecoverAt => "recover-at",
+            ClusterField::Seed => "seed",
+            ClusterField::Every => "every",
+            ClusterField::Delay => "delay",
+        }
+    }
+
+    /// The field's `data-testid`.
+    pub fn testid(self) -> &'static str {
+        match self {
+            ClusterField::Tors => "cluster-tors",
+            ClusterField::Spines => "cluster-spines",
+            ClusterField::HostsPerTor => "cluster-hosts",
+            ClusterField::Gbps => "cluster-gbps",
+            ClusterField::Jobs => "cluster-jobs",
+            ClusterField::ArrivalRate => "cluster-rate",
+            ClusterField::Iterations => "cluster-iterations",
+            ClusterField::ComputeS => "cluster-compute",
+            ClusterField::RingSize => "cluster-ring",
+            ClusterField::FailedSpines => "cluster-failed",
+            ClusterField::FailedLinks => "cluster-failed-links",
+            ClusterField::FailAt => "cluster-fail-at",
+            ClusterField::RecoverAt => "cluster-recover-at",
+            ClusterField::Seed => "cluster-seed",
+            ClusterField::Every => "cluster-every",
+            ClusterField::Delay => "cluster-delay",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ClusterField::Tors => "ToRs",
+            ClusterField::Spines => "spines",
+            ClusterField::HostsPerTor => "hosts per ToR",
+            ClusterField::Gbps => "link and NIC Gbps",
+            ClusterField::Jobs => "jobs",
+            ClusterField::ArrivalRate => "arrivals per s",
+            ClusterField::Iterations => "iterations",
+            ClusterField::ComputeS => "compute s per iteration",
+            ClusterField::RingSize => "ring size",
+            ClusterField::FailedSpines => "failed spines",
+            ClusterField::FailedLinks => "failed uplinks",
+            ClusterField::FailAt => "fail at s",
+            ClusterField::RecoverAt => "recover at s (empty: never)",
+            ClusterField::Seed => "seed",
+            ClusterField::Every => "T (s)",
+            ClusterField::Delay => "controller delay s",
+        }
+    }
+
+    /// What the field takes: within the view's limits, each on its own. The re-routing period is
+    /// at least [`MIN_REROUTE_PERIOD_S`].
+    pub fn kind(self) -> Kind {
+        let time = Kind::Real {
+            least: 0.0,
+            open: false,
+            most: VIEW_MAX_SECONDS,
+        };
+        match self {
+            ClusterField::Tors | ClusterField::HostsPerTor => Kind::whole(1, VIEW_MAX_HOSTS),
+            ClusterField::Spines => Kind::whole(1, VIEW_MAX_SPINES),
+            ClusterField::Jobs => Kind::whole(1, VIEW_MAX_JOBS),
+            ClusterField::Iterations => Kind::whole(1, VIEW_MAX_ITERATIONS),
+            ClusterField::RingSize => Kind::whole(2, VIEW_MAX_HOSTS),
+            ClusterField::FailedSpines => Kind::whole(0, VIEW_MAX_SPINES),
+            ClusterField::FailedLinks => Kind::whole(0, crate::limits::MAX_GENERATED_FAILED_LINKS),
+            ClusterField::Seed => Kind::whole(0, u64::MAX),
+            ClusterField::Gbps => Kind::Real {
+                least: crate::limits::MIN_LINK_GBPS,
+                open: false,
+                most: crate::limits::MAX_LINK_GBPS,
+            },
+            ClusterField::ArrivalRate => Kind::Real {
+                least: 0.0,
+                open: true,
+                most: 1e9,
+            },
+            ClusterField::Every => Kind::Real {
+                least: MIN_REROUTE_PERIOD_S,
+                open: false,
+                most: VIEW_MAX_SECONDS,
+            },
+            ClusterField::RecoverAt => Kind::Optional {
+                least: 0.0,
+                most: VIEW_MAX_SECONDS,
+            },
+            ClusterField::ComputeS | ClusterField::FailAt | ClusterField::Delay => time,
+        }
+    }
+
+    /// Whether the field is on the page for `setup` (the period only with "every T seconds").
+    pub fn applies(self, setup: &ClusterSetup) -> bool {
+        self != ClusterField::Every || matches!(setup.reroute, Reroute::Every(_))
+    }
+
+    /// The field's value in `setup`, as its text.
+    fn value_text(self, s: &ClusterSetup) -> String {
+        let whole = |n: u32| n.to_string();
+        match self {
+            ClusterField::Tors => whole(s.tors),
+            ClusterField::Spines => whole(s.spines),
+            ClusterField::HostsPerTor => whole(s.hosts_per_tor),
+            ClusterField::Gbps => show(s.gbps),
+            ClusterField::Jobs => whole(s.jobs),
+            ClusterField::ArrivalRate => show(s.arrival_rate),
+            ClusterField::Iterations => whole(s.iterations),
+            ClusterField::ComputeS => show(s.compute_s),
+            ClusterField::RingSize => whole(s.ring_size),
+            ClusterField::FailedSpines => whole(s.failed_spines),
+            ClusterField::FailedLinks => whole(s.failed_links),
+            ClusterField::FailAt => show(s.fail_at_s),
+            ClusterField::RecoverAt => s.recover_s.map(show).unwrap_or_default(),
+            ClusterField::Seed => s.seed.to_string(),
+            ClusterField::Every => match s.reroute {
+                Reroute::Every(t) => show(t),
+                _ => show(DEFAULT_REROUTE_PERIOD_S),
+            },
+            ClusterField::Delay => show(s.controller_delay_s),
+        }
+    }
+
+    fn put(self, s: &mut ClusterSetup, v: Value) {
+        let n = || u32::try_from(v.whole()).unwrap_or(u32::MAX);
+        match self {
+            ClusterField::Tors => s.tors = n(),
+            ClusterField::Spines => s.spines = n(),
+            ClusterField::HostsPerTor => s.hosts_per_tor = n(),
+            ClusterField::Gbps => s.gbps = v.real(),
+            ClusterField::Jobs => s.jobs = n(),
+            ClusterField::ArrivalRate => s.arrival_rate = v.real(),
+            ClusterField::Iterations => s.iterations = n(),
+            ClusterField::ComputeS => s.compute_s = v.real(),
+            ClusterField::RingSize => s.ring_size = n(),
+            ClusterField::FailedSpines => s.failed_spines = n(),
+            ClusterField::FailedLinks => s.failed_links = n(),
+            ClusterField::FailAt => s.fail_at_s = v.real(),
+            ClusterField::RecoverAt => s.recover_s = v.optional(),
+            ClusterField::Seed => s.seed = v.whole(),
+            ClusterField::Every => s.reroute = Reroute::Every(v.real()),
+            ClusterField::Delay => s.controller_delay_s = v.real(),
+        }
+    }
+}
+
+/// The period "every T seconds" starts from when it is chosen.
+pub const DEFAULT_REROUTE_PERIOD_S: f64 = 10.0;
+
+impl ClusterLink {
+    /// The text `field` shows: as typed when it was refused, else its value.
+    pub fn text(&self, field: ClusterField) -> String {
+        match self.typed.get(field.key()) {
+            Some(t) => t.clone(),
+            None => field.value_text(&self.setup),
+        }
+    }
+
+    /// Take what was typed in `field`: its value when it reads, else the text is kept as typed
+    /// (the value left alone) and the reason returned.
+    pub fn set_text(&mut self, field: ClusterField, text: &str) -> Result<(), String> {
+        match field.kind().read(text) {
+            Ok(v) => {
+                self.typed.remove(field.key());
+                field.put(&mut self.setup, v);
+                Ok(())
+            }
+            Err(e) => {
+                self.typed.insert(field.key().into(), text.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Why `field`'s text (as shown) is refused, if it is (a field not on the page never is).
+    pub fn refusal(&self, field: ClusterField) -> Option<String> {
+        if !field.applies(&self.setup) {
+            return None;
+        }
+        match field.kind().read(&self.text(field)) {
+            Err(e) => Some(e),
+            // A text kept as typed that reads (a hand-edited link) is not the value simulated.
+            Ok(_) if self.typed.contains_key(field.key()) => Some(format!(
+                "\"{}\" was kept as typed: type it again",
+                self.text(field)
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// Every refused field with its reason, in the view's order: a state with any is not
+    /// simulated (nor restarted on a later visit).
+    pub fn refusals(&self) -> Vec<(ClusterField, String)> {
+        ClusterField::ALL
+            .into_iter()
+            .filter_map(|f| self.refusal(f).map(|e| (f, e)))
+            .collect()
+    }
 }
 
 impl Default for ClusterLink {
@@ -157,6 +425,7 @@ impl Default for ClusterLink {
             setup: ClusterPreset::Classroom.setup(),
             policies: Policy::ALL.to_vec(),
             shown: Policy::Greedy,
+            typed: BTreeMap::new(),
         }
     }
 }
@@ -179,6 +448,9 @@ pub enum ClusterError {
     NoPolicy,
     #[error(transparent)]
     Sim(#[from] SimError),
+    /// A field the view refuses (a text kept as typed, or a value out of its range in a link).
+    #[error("{field}: {reason}")]
+    Refused { field: &'static str, reason: String },
 }
 
 impl ClusterSetup {
@@ -275,6 +547,14 @@ impl ClusterRun {
     pub fn new(link: &ClusterLink) -> Result<ClusterRun, ClusterError> {
         if link.policies.is_empty() {
             return Err(ClusterError::NoPolicy);
+        }
+        // What the view's fields refuse is never simulated (a link with a re-routing period of
+        // -1 or 1e-300 s, a text kept as typed).
+        if let Some((f, reason)) = link.refusals().into_iter().next() {
+            return Err(ClusterError::Refused {
+                field: f.label(),
+                reason,
+            });
         }
         let trace = link.setup.trace()?;
         let options: Vec<SimOptions> = link

@@ -5,11 +5,31 @@ use super::candidate::{scenario_of, Design};
 use super::preset::ModelPreset;
 use super::search::{CodesignError, CodesignSetup, ShapeSpace};
 use crate::analysis::shape_run::layouts_for;
+use crate::form::typed::{show, Kind};
 use crate::model::builder::Transformer;
 use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::scenario::Scenario;
 use crate::optimize::sweep::budget_range;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// `v` rounded to whole dollars (from $1 up; a smaller budget is kept as it is).
+fn whole_dollars(v: f64) -> f64 {
+    if v >= 1.0 {
+        v.round()
+    } else {
+        v
+    }
+}
+
+/// A budget as its field shows it: whole dollars, else the short form that reads back exactly.
+fn budget_text(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e16 {
+        format!("{v:.0}")
+    } else {
+        show(v)
+    }
+}
 
 /// Budgets of the view's front (as the speed target: 17).
 pub const VIEW_BUDGETS: u32 = 17;
@@ -70,15 +90,19 @@ pub struct CodesignInputs {
     /// Search the design's own shape only (else every shape within the tier limits).
     #[serde(default)]
     pub own_shape: bool,
+    /// The text of each field the view refused, as typed (by [`InputField::testid`]): kept,
+    /// shown marked and carried by the link, never replaced by its last readable prefix. A
+    /// question with any is not searched.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub typed: BTreeMap<String, String>,
 }
 
-/// A value the view refused: which field, what it expects, what was typed.
+/// A value the view refused: which field, and why (the reason quotes the text as typed).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{}: expected {expected}, got \"{got}\"", field.label())]
+#[error("{}: {reason}", field.label())]
 pub struct InputError {
     pub field: InputField,
-    pub expected: &'static str,
-    pub got: String,
+    pub reason: String,
 }
 
 /// The view's typed fields.
@@ -129,6 +153,30 @@ impl CustomField {
 }
 
 impl InputField {
+    /// What the field takes (the one typed reader, [`crate::form::typed`]).
+    pub fn kind(self) -> Kind {
+        let positive = Kind::Real {
+            least: 0.0,
+            open: true,
+            most: f64::MAX,
+        };
+        match self {
+            InputField::Npus => Kind::whole(2, u64::from(u32::MAX)),
+            InputField::HbmGb | InputField::LoUsd | InputField::HiUsd => positive,
+            InputField::Custom(CustomField::Layers) => {
+                Kind::whole(1, u64::from(super::search::MAX_LAYERS))
+            }
+            InputField::Custom(_) => Kind::whole(1, u64::from(u32::MAX)),
+        }
+    }
+
+    /// Every field, the custom model's last.
+    pub fn every() -> impl Iterator<Item = InputField> {
+        InputField::ALL
+            .into_iter()
+            .chain(CustomField::ALL.map(InputField::Custom))
+    }
+
     pub const ALL: [InputField; 4] = [
         InputField::Npus,
         InputField::HbmGb,
@@ -174,13 +222,20 @@ impl InputField {
 }
 
 impl CodesignInputs {
-    /// The text a field shows.
+    /// The text a field shows: as typed when it was refused, else its value.
     pub fn text(&self, field: InputField) -> String {
+        if let Some(t) = self.typed.get(field.testid()) {
+            return t.clone();
+        }
+        self.value_text(field)
+    }
+
+    fn value_text(&self, field: InputField) -> String {
         match field {
             InputField::Npus => self.npus.to_string(),
-            InputField::HbmGb => self.hbm_gb.to_string(),
-            InputField::LoUsd => format!("{:.0}", self.lo_usd),
-            InputField::HiUsd => format!("{:.0}", self.hi_usd),
+            InputField::HbmGb => show(self.hbm_gb),
+            InputField::LoUsd => budget_text(self.lo_usd),
+            InputField::HiUsd => budget_text(self.hi_usd),
             InputField::Custom(f) => {
                 let mut m = self.custom.clone().unwrap_or_default();
                 f.of(&mut m).to_string()
@@ -188,41 +243,73 @@ impl CodesignInputs {
         }
     }
 
-    /// Read what was typed in `field`; a bad value is refused with the reason, the rest kept.
+    /// Read what was typed in `field`: its value when it reads, else the text is kept as typed
+    /// (the value left alone) and the reason returned.
     pub fn set(&mut self, field: InputField, text: &str) -> Result<(), InputError> {
-        let t = text.trim();
-        let bad = |expected: &'static str| InputError {
-            field,
-            expected,
-            got: t.to_string(),
-        };
-        let positive = || {
-            t.parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v > 0.0)
-                .ok_or_else(|| bad("a positive number"))
-        };
-        match field {
-            InputField::Npus => {
-                self.npus = t
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| *n >= 2)
-                    .ok_or_else(|| bad("a whole number of at least 2"))?
+        match field.kind().read(text) {
+            Ok(v) => {
+                self.typed.remove(field.testid());
+                match field {
+                    InputField::Npus => self.npus = u32::try_from(v.whole()).unwrap_or(u32::MAX),
+                    InputField::HbmGb => self.hbm_gb = v.real(),
+                    InputField::LoUsd => self.lo_usd = v.real(),
+                    InputField::HiUsd => self.hi_usd = v.real(),
+                    InputField::Custom(f) => {
+                        *f.of(self.custom.get_or_insert_with(CustomModel::default)) =
+                            u32::try_from(v.whole()).unwrap_or(u32::MAX);
+                    }
+                }
+                // The field's own reason, or one it now has with another ("from" above "to").
+                match self.refusal(field) {
+                    Some(reason) => Err(InputError { field, reason }),
+                    None => Ok(()),
+                }
             }
-            InputField::HbmGb => self.hbm_gb = positive()?,
-            InputField::LoUsd => self.lo_usd = positive()?,
-            InputField::HiUsd => self.hi_usd = positive()?,
-            InputField::Custom(f) => {
-                let v = t
-                    .parse::<u32>()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| bad("a whole number of at least 1"))?;
-                *f.of(self.custom.get_or_insert_with(CustomModel::default)) = v;
+            Err(reason) => {
+                self.typed.insert(field.testid().into(), text.to_string());
+                Err(InputError { field, reason })
             }
         }
-        Ok(())
+    }
+
+    /// Why `field`'s text (as shown) is refused, if it is: by the typed reader, or, for the
+    /// budgets, because "from" is above "to".
+    pub fn refusal(&self, field: InputField) -> Option<String> {
+        let text = self.text(field);
+        match field.kind().read(&text) {
+            Err(e) => return Some(e),
+            Ok(_) if self.typed.contains_key(field.testid()) => {
+                return Some(format!("\"{text}\" was kept as typed: type it again"))
+            }
+            Ok(_) => {}
+        }
+        let reads = |f: InputField| !self.typed.contains_key(f.testid());
+        match field {
+            InputField::LoUsd
+                if reads(InputField::HiUsd)
+                    && self.lo_usd.is_finite()
+                    && self.lo_usd > self.hi_usd =>
+            {
+                Some(format!(
+                    "\"from\" ({}) must be at most \"to\" ({})",
+                    budget_text(self.lo_usd),
+                    budget_text(self.hi_usd),
+                ))
+            }
+            _ => None,
+        }
+    }
+
+    /// Every refused field with its reason, in the view's order (the custom sizes only with the
+    /// custom model): a question with any is not searched.
+    pub fn refusals(&self) -> Vec<InputError> {
+        InputField::every()
+            .filter(|f| self.model == CUSTOM || !matches!(f, InputField::Custom(_)))
+            .filter_map(|field| {
+                self.refusal(field)
+                    .map(|reason| InputError { field, reason })
+            })
+            .collect()
     }
 
     /// The transformer asked about and its vocabulary.
@@ -246,7 +333,7 @@ impl CodesignInputs {
     }
 
     /// GPT-3 175B on the design's NPUs with 80 GB of HBM, budgets from 1/8 to 8 times
-    /// `budget_usd` (the design's budget, or its optimum's cost).
+    /// `budget_usd` (the design's budget, or its optimum's cost), in whole dollars.
     pub fn around(sc: &Scenario, budget_usd: f64) -> CodesignInputs {
         CodesignInputs {
             model: ModelPreset::Gpt3.key().into(),
@@ -255,10 +342,12 @@ impl CodesignInputs {
             zero3: false,
             npus: sc.network.total_npus().unwrap_or(4096),
             hbm_gb: 80.0,
-            lo_usd: budget_usd / 8.0,
-            hi_usd: budget_usd * 8.0,
+            // Whole dollars: the fields show them exactly.
+            lo_usd: whole_dollars(budget_usd / 8.0),
+            hi_usd: whole_dollars(budget_usd * 8.0),
             budgets: VIEW_BUDGETS,
             own_shape: false,
+            typed: BTreeMap::new(),
         }
     }
 
@@ -278,8 +367,17 @@ impl CodesignInputs {
     }
 
     /// The budget of the ranked table.
+    ///
+    /// It is the front's budget nearest their geometric middle (the middle itself for an odd
+    /// count), so that it adds no budget to the search: a question of the most budgets,
+    /// [`MAX_BUDGETS`](super::search::MAX_BUDGETS), stays within it.
     pub fn rank_budget(&self) -> f64 {
-        (self.lo_usd * self.hi_usd).sqrt()
+        let middle = (self.lo_usd * self.hi_usd).sqrt();
+        let n = (self.budgets as usize).min(super::search::MAX_BUDGETS);
+        budget_range(self.lo_usd, self.hi_usd, n)
+            .into_iter()
+            .min_by(|a, b| (a / middle).ln().abs().total_cmp(&(b / middle).ln().abs()))
+            .unwrap_or(middle)
     }
 
     /// The search these inputs ask for, on the cost tiers (and, with `own_shape`, the shape) of
@@ -377,12 +475,15 @@ mod tests {
         assert_eq!(inputs.text(InputField::HiUsd), "80000000");
         let e = inputs.set(InputField::Npus, "1").unwrap_err();
         assert_eq!(
-            (e.field, e.expected, e.got.as_str()),
-            (InputField::Npus, "a whole number of at least 2", "1")
+            (e.field, e.reason.as_str()),
+            (InputField::Npus, "must be at least 2, got 1")
         );
-        assert!(e
-            .to_string()
-            .ends_with(": expected a whole number of at least 2, got \"1\""));
+        assert_eq!(e.to_string(), "NPUs: must be at least 2, got 1");
+        // The refused text is kept as typed (and the number left alone) until it reads.
+        assert_eq!(inputs.text(InputField::Npus), "1");
+        assert_eq!(inputs.npus, 4096);
+        inputs.set(InputField::Npus, "4096").unwrap();
+        assert!(inputs.refusals().is_empty());
         inputs.set(InputField::HbmGb, " 40 ").unwrap();
         assert_eq!(inputs.hbm_gb, 40.0);
         // A custom model of the visitor's sizes, with full recomputation.
@@ -417,9 +518,85 @@ mod tests {
             serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
         assert_eq!(back, inputs);
         inputs.model = "gpt9".into();
+        inputs.typed.clear();
         assert_eq!(
             inputs.setup(&base).unwrap_err().to_string(),
             "unknown model \"gpt9\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)"
         );
+    }
+
+    #[test]
+    fn a_question_of_the_most_budgets_is_searched_and_its_rank_budget_is_on_the_front() {
+        // Finding 6: 64 budgets, the documented most, were refused as "got 65": the ranked
+        // table's budget (their geometric middle) was added to an even count.
+        let base = presets::default_scenario();
+        let mut inputs = CodesignInputs::around(&base, 1e7);
+        inputs.budgets = crate::codesign::search::MAX_BUDGETS as u32;
+        let setup = inputs.setup(&base).unwrap();
+        let run = CodesignRun::new(&setup).unwrap();
+        assert_eq!(run.budgets.len(), 64);
+        assert!(run.budgets.contains(&run.rank_budget));
+        // An odd count keeps the geometric middle (the view's 17).
+        inputs.budgets = 17;
+        assert!((inputs.rank_budget() - 1e7).abs() < 1e-3);
+        inputs.budgets = 65;
+        assert_eq!(
+            inputs.setup(&base).unwrap_err().to_string(),
+            "the number of budgets must be from 1 to 64, got 65"
+        );
+    }
+
+    #[test]
+    fn from_above_to_is_named_as_such_and_errors_describe_the_text_in_the_field() {
+        let base = presets::default_scenario();
+        let mut inputs = CodesignInputs::around(&base, 1e7);
+        // Finding 6: "from" above "to" said "budgets must be positive finite numbers".
+        let e = inputs.set(InputField::LoUsd, "9e8").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "budgets from $: \"from\" (900000000) must be at most \"to\" (80000000)"
+        );
+        assert_eq!(inputs.refusals().len(), 1);
+        // Lowering "from" again clears it; so does raising "to".
+        inputs.set(InputField::HiUsd, "1e9").unwrap();
+        assert!(inputs.refusals().is_empty(), "{:?}", inputs.refusals());
+        // Typing "1e309" keystroke by keystroke: each reason is the current text's, never a
+        // prefix's.
+        for (typed, reason) in [
+            ("1", None),
+            ("1e", Some("\"1e\" is not a number")),
+            ("1e3", None),
+            ("1e30", None),
+            ("1e309", Some("must be a finite number, got 1e309")),
+        ] {
+            let r = inputs.set(InputField::HbmGb, typed).err().map(|e| e.reason);
+            assert_eq!(r.as_deref(), reason, "{typed}");
+            // A refused text is kept as typed; an accepted one shows the same number.
+            match reason {
+                Some(_) => assert_eq!(inputs.text(InputField::HbmGb), typed),
+                None => assert_eq!(
+                    inputs.text(InputField::HbmGb).parse::<f64>(),
+                    typed.parse::<f64>()
+                ),
+            }
+            assert_eq!(inputs.refusal(InputField::HbmGb).as_deref(), reason);
+        }
+        // The last good number is kept, but the question is not searched while a text is refused.
+        assert_eq!(inputs.hbm_gb, 1e30);
+        assert_eq!(inputs.refusals()[0].field, InputField::HbmGb);
+        // The refused text travels in the link's JSON and comes back marked.
+        let back: CodesignInputs =
+            serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
+        assert_eq!(back.text(InputField::HbmGb), "1e309");
+        assert!(back.refusal(InputField::HbmGb).is_some());
+        // "2.5" NPUs is refused whole, never read as 2.
+        let e = inputs.set(InputField::Npus, "2.5").unwrap_err();
+        assert_eq!(e.reason, "\"2.5\" is not a whole number in digits");
+        assert_eq!(inputs.npus, 4096);
+        // Layers beyond the search's most are named at the field.
+        let e = inputs
+            .set(InputField::Custom(CustomField::Layers), "10001")
+            .unwrap_err();
+        assert_eq!(e.reason, "must be at most 10000, got 10001");
     }
 }

@@ -11,4 +11,6 @@ pub mod search;
 pub use candidate::{scenario_of, Choice, Design};
 pub use inputs::{CodesignInputs, CustomField, CustomModel, InputField, CUSTOM};
 pub use preset::ModelPreset;
-pub use search::{CodesignError, CodesignResult, CodesignRun, CodesignSetup, ShapeSpace, Winner};
+pub use search::{
+    CodesignError, CodesignResult, CodesignRun, CodesignSetup, CodesignStart, ShapeSpace, Winner,
+};

@@ -210,9 +210,30 @@ fn divisors(n: u32) -> Vec<u32> {
     small
 }
 
-impl CodesignRun {
-    /// Check the setup and list the candidates (nothing is solved yet).
-    pub fn new(setup: &CodesignSetup) -> Result<CodesignRun, CodesignError> {
+/// A co-design's start, a few parallelisms at a time, so that a page never blocks on it: each
+/// parallelism and micro-batch that fits in memory builds its layer list (a 10,000-layer model on
+/// 4,096 NPUs: about 120 ms natively for all of them, far more in a browser).
+/// [`CodesignRun::new`] is [`CodesignStart::new`] then [`CodesignStart::step`] to the end: the
+/// same checks, in the same order, with the same errors.
+#[derive(Clone, Debug)]
+pub struct CodesignStart {
+    setup: CodesignSetup,
+    budgets: Vec<f64>,
+    rank_budget: f64,
+    rank_index: usize,
+    shapes: Vec<Network>,
+    /// The parallelisms and micro-batches that pass the divisibility rules, and the next one.
+    candidates: Vec<(Parallelism, u32)>,
+    next: usize,
+    groups: Vec<Group>,
+    /// The least memory among those that do not fit, and where.
+    least: Option<(f64, String)>,
+    finished: bool,
+}
+
+impl CodesignStart {
+    /// Check the setup, list the shapes and the parallelisms (nothing is built yet).
+    pub fn new(setup: &CodesignSetup) -> Result<CodesignStart, CodesignError> {
         let npus = setup.npus;
         if npus < 2 {
             return Err(CodesignError::TooFewNpus(npus));
@@ -270,17 +291,139 @@ impl CodesignRun {
                 shapes
             }
         };
-        let groups = groups_of(setup)?;
+        let candidates = divisible(setup);
+        if candidates.is_empty() {
+            let t = &setup.model;
+            return Err(CodesignError::NoFactorization {
+                npus,
+                heads: t.heads,
+                layers: t.layers,
+                global_batch: t.global_batch,
+            });
+        }
+        Ok(CodesignStart {
+            setup: setup.clone(),
+            budgets,
+            rank_budget,
+            rank_index,
+            shapes,
+            candidates,
+            next: 0,
+            groups: Vec::new(),
+            least: None,
+            finished: false,
+        })
+    }
+
+    /// Parallelisms looked at and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.next, self.candidates.len())
+    }
+
+    /// Look at up to `n` more parallelisms (building the layer list of each that fits); once all
+    /// are, the run (nothing solved yet) or why there is none. It answers once; None after.
+    pub fn step(&mut self, n: usize) -> Option<Result<CodesignRun, CodesignError>> {
+        if self.finished {
+            return None;
+        }
+        let end = self.next.saturating_add(n).min(self.candidates.len());
+        while self.next < end {
+            let (p, b) = self.candidates[self.next];
+            self.next += 1;
+            if let Err(e) = self.look_at(&p, b) {
+                self.finished = true;
+                return Some(Err(e));
+            }
+        }
+        if self.next < self.candidates.len() {
+            return None;
+        }
+        self.finished = true;
+        Some(self.finish())
+    }
+
+    fn look_at(&mut self, p: &Parallelism, b: u32) -> Result<(), CodesignError> {
+        let setup = &self.setup;
+        let (memory, ok) = fits(setup, p, b);
+        if !ok {
+            if self.least.as_ref().is_none_or(|l| memory.total_bytes < l.0) {
+                self.least = Some((
+                    memory.total_bytes,
+                    format!("TP {} x PP {} x DP {}, micro-batch {b}", p.tp, p.pp, p.dp),
+                ));
+            }
+            return Ok(());
+        }
+        // The model's own fields (zeros, hidden vs heads) are checked on a trivial parallelism.
+        let flat = Network {
+            dims: vec![Dim {
+                topology: Topology::Switch,
+                npus: setup.npus,
+                tier: String::new(),
+                latency_ns: 0.0,
+            }],
+        };
+        let choice = Choice {
+            parallelism: *p,
+            micro_batch: b,
+            order: LayOrder::TpPpDp,
+        };
+        let layers = super::candidate::with_choice(&setup.model, &choice)
+            .build(&flat)
+            .map_err(CodesignError::Model)?;
+        let compute_ns = layers.workload.compute_ns();
+        self.groups.push(Group {
+            parallelism: *p,
+            micro_batch: b,
+            memory,
+            compute_ns,
+            layers,
+            orders: orders(p),
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<CodesignRun, CodesignError> {
+        let setup = &self.setup;
+        let mut groups = std::mem::take(&mut self.groups);
+        if groups.is_empty() {
+            let (bytes, at) = self.least.take().expect("some candidate did not fit");
+            return Err(CodesignError::Memory {
+                model: setup.model.name.clone(),
+                npus: setup.npus,
+                hbm_gb: setup.hbm_gb,
+                least_gb: bytes / 1e9,
+                at,
+                divisible: self.candidates.len(),
+            });
+        }
+        groups.sort_by(|a, b| a.compute_ns.total_cmp(&b.compute_ns));
+        // The communicator is rebuilt per shape; the flat one is only a placeholder.
+        for g in &mut groups {
+            g.layers.communicator = communicator_of(
+                &Choice {
+                    parallelism: g.parallelism,
+                    micro_batch: g.micro_batch,
+                    order: LayOrder::TpPpDp,
+                },
+                &crate::model::Mapping {
+                    tp: vec![],
+                    pp: vec![],
+                    dp: vec![],
+                },
+            );
+        }
+        let shapes = std::mem::take(&mut self.shapes);
         let total = groups.iter().map(|g| g.orders.len() * shapes.len()).sum();
-        let n_budgets = budgets.len();
+        let n_budgets = self.budgets.len();
         let memory_pruned = memory_pruned(setup, shapes.len());
         Ok(CodesignRun {
             setup: setup.clone(),
             shapes,
             groups,
-            budgets,
-            rank_budget,
-            rank_index,
+            budgets: std::mem::take(&mut self.budgets),
+            rank_budget: self.rank_budget,
+            rank_index: self.rank_index,
             cursor: (0, 0, 0),
             done: 0,
             total,
@@ -293,6 +436,19 @@ impl CodesignRun {
             ranked: Vec::new(),
             opts: SolveOptions::default(),
         })
+    }
+}
+
+impl CodesignRun {
+    /// Check the setup and list the candidates (nothing is solved yet): at once, as
+    /// [`CodesignStart`] does a few parallelisms at a time.
+    pub fn new(setup: &CodesignSetup) -> Result<CodesignRun, CodesignError> {
+        let mut start = CodesignStart::new(setup)?;
+        loop {
+            if let Some(run) = start.step(usize::MAX) {
+                return run;
+            }
+        }
     }
 
     /// Candidates visited and candidates in all (those that fit in memory).
@@ -654,88 +810,6 @@ fn orders(p: &Parallelism) -> Vec<LayOrder> {
     } else {
         vec![LayOrder::TpPpDp]
     }
-}
-
-/// The groups that fit in memory, by increasing compute time, or why there are none.
-fn groups_of(setup: &CodesignSetup) -> Result<Vec<Group>, CodesignError> {
-    let t = &setup.model;
-    // The model's own fields (zeros, hidden vs heads) checked once, on a trivial parallelism.
-    let flat = Network {
-        dims: vec![Dim {
-            topology: Topology::Switch,
-            npus: setup.npus,
-            tier: String::new(),
-            latency_ns: 0.0,
-        }],
-    };
-    let candidates = divisible(setup);
-    if candidates.is_empty() {
-        return Err(CodesignError::NoFactorization {
-            npus: setup.npus,
-            heads: t.heads,
-            layers: t.layers,
-            global_batch: t.global_batch,
-        });
-    }
-    let mut groups = Vec::new();
-    let mut least: Option<(f64, String)> = None;
-    for (p, b) in &candidates {
-        let (memory, ok) = fits(setup, p, *b);
-        if !ok {
-            if least.as_ref().is_none_or(|l| memory.total_bytes < l.0) {
-                least = Some((
-                    memory.total_bytes,
-                    format!("TP {} x PP {} x DP {}, micro-batch {b}", p.tp, p.pp, p.dp),
-                ));
-            }
-            continue;
-        }
-        let choice = Choice {
-            parallelism: *p,
-            micro_batch: *b,
-            order: LayOrder::TpPpDp,
-        };
-        let layers = super::candidate::with_choice(t, &choice)
-            .build(&flat)
-            .map_err(CodesignError::Model)?;
-        let compute_ns = layers.workload.compute_ns();
-        groups.push(Group {
-            parallelism: *p,
-            micro_batch: *b,
-            memory,
-            compute_ns,
-            layers,
-            orders: orders(p),
-        });
-    }
-    if groups.is_empty() {
-        let (bytes, at) = least.expect("some candidate did not fit");
-        return Err(CodesignError::Memory {
-            model: t.name.clone(),
-            npus: setup.npus,
-            hbm_gb: setup.hbm_gb,
-            least_gb: bytes / 1e9,
-            at,
-            divisible: candidates.len(),
-        });
-    }
-    groups.sort_by(|a, b| a.compute_ns.total_cmp(&b.compute_ns));
-    // The communicator is rebuilt per shape; the flat one is only a placeholder.
-    for g in &mut groups {
-        g.layers.communicator = communicator_of(
-            &Choice {
-                parallelism: g.parallelism,
-                micro_batch: g.micro_batch,
-                order: LayOrder::TpPpDp,
-            },
-            &crate::model::Mapping {
-                tp: vec![],
-                pp: vec![],
-                dp: vec![],
-            },
-        );
-    }
-    Ok(groups)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 pub mod edit;
 pub mod field;
 pub mod row_id;
+pub mod typed;
 pub mod workload_source;
 
 use crate::model::cost::{CostError, CostModel, CostTier};

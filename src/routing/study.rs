@@ -15,6 +15,8 @@ use super::generate::{generate, GenerateError, Placement};
 use super::metrics::{measure_static, Metrics, Routing};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
+use crate::form::typed::Kind;
+use std::collections::BTreeMap;
 
 /// The presets of the Routing view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,10 +72,12 @@ impl RoutePreset {
                     ..base
                 },
                 degraded_gbps: None,
+                typed: BTreeMap::new(),
             },
             RoutePreset::ThreeJobs => RouteSetup {
                 placement: base,
                 degraded_gbps: None,
+                typed: BTreeMap::new(),
             },
             RoutePreset::SpineFailure => RouteSetup {
                 placement: Placement {
@@ -81,10 +85,12 @@ impl RoutePreset {
                     ..base
                 },
                 degraded_gbps: None,
+                typed: BTreeMap::new(),
             },
             RoutePreset::DegradedLink => RouteSetup {
                 placement: base,
                 degraded_gbps: Some(25.0),
+                typed: BTreeMap::new(),
             },
             // The routing paper's fabric and job mix (rings of 8; see `paper_jobs`).
             RoutePreset::PaperMix => RouteSetup {
@@ -93,6 +99,7 @@ impl RoutePreset {
                     ..Placement::paper(3, 8, 0)
                 },
                 degraded_gbps: None,
+                typed: BTreeMap::new(),
             },
         }
     }
@@ -104,6 +111,131 @@ pub struct RouteSetup {
     pub placement: Placement,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub degraded_gbps: Option<f64>,
+    /// The text of each field the view refused, as typed (by [`RouteField::key`]): kept, shown
+    /// marked and carried by the link, so that a refused text is never replaced by its last
+    /// readable prefix. A setup with any is not studied.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub typed: BTreeMap<String, String>,
+}
+
+/// The Routing view's number fields, each read by the one typed reader
+/// ([`crate::form::typed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouteField {
+    Tors,
+    Spines,
+    HostsPerTor,
+    Jobs,
+    RingSize,
+    FailedSpines,
+}
+
+impl RouteField {
+    pub const ALL: [RouteField; 6] = [
+        RouteField::Tors,
+        RouteField::Spines,
+        RouteField::HostsPerTor,
+        RouteField::Jobs,
+        RouteField::RingSize,
+        RouteField::FailedSpines,
+    ];
+
+    /// Its key in [`RouteSetup::typed`], and its test id after `route-`.
+    pub fn key(self) -> &'static str {
+        match self {
+            RouteField::Tors => "tors",
+            RouteField::Spines => "spines",
+            RouteField::HostsPerTor => "hosts",
+            RouteField::Jobs => "jobs",
+            RouteField::RingSize => "ring",
+            RouteField::FailedSpines => "failed",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            RouteField::Tors => "ToRs",
+            RouteField::Spines => "spines",
+            RouteField::HostsPerTor => "hosts per ToR",
+            RouteField::Jobs => "jobs",
+            RouteField::RingSize => "ring size",
+            RouteField::FailedSpines => "failed spines",
+        }
+    }
+
+    /// What the field takes: within the view's limits, each on its own.
+    pub fn kind(self) -> Kind {
+        match self {
+            RouteField::Tors | RouteField::HostsPerTor => Kind::whole(1, VIEW_MAX_HOSTS),
+            RouteField::Spines => Kind::whole(1, VIEW_MAX_SPINES),
+            RouteField::Jobs => Kind::whole(1, crate::limits::MAX_JOBS),
+            RouteField::RingSize => Kind::whole(2, VIEW_MAX_HOSTS),
+            RouteField::FailedSpines => Kind::whole(0, VIEW_MAX_SPINES),
+        }
+    }
+
+    fn value(self, p: &mut Placement) -> &mut u32 {
+        match self {
+            RouteField::Tors => &mut p.tors,
+            RouteField::Spines => &mut p.spines,
+            RouteField::HostsPerTor => &mut p.hosts_per_tor,
+            RouteField::Jobs => &mut p.jobs,
+            RouteField::RingSize => &mut p.ring_size,
+            RouteField::FailedSpines => &mut p.failed_spines,
+        }
+    }
+}
+
+impl RouteSetup {
+    /// The text `field` shows: as typed when it was refused, else its value.
+    pub fn text(&self, field: RouteField) -> String {
+        match self.typed.get(field.key()) {
+            Some(t) => t.clone(),
+            None => field.value(&mut self.placement.clone()).to_string(),
+        }
+    }
+
+    /// Take what was typed in `field`: its value when it reads, else the text is kept as typed
+    /// (and the value left alone) and the reason returned.
+    pub fn set_text(&mut self, field: RouteField, text: &str) -> Result<(), String> {
+        match field.kind().read(text) {
+            Ok(v) => {
+                self.typed.remove(field.key());
+                let n = u32::try_from(v.whole()).unwrap_or(u32::MAX);
+                *field.value(&mut self.placement) = n;
+                if field == RouteField::Jobs {
+                    // A number of equal jobs replaces the paper's mix.
+                    self.placement.models.clear();
+                }
+                Ok(())
+            }
+            Err(e) => {
+                self.typed.insert(field.key().into(), text.to_string());
+                Err(e)
+            }
+        }
+    }
+
+    /// Why `field`'s text (as shown) is refused, if it is.
+    pub fn refusal(&self, field: RouteField) -> Option<String> {
+        match field.kind().read(&self.text(field)) {
+            Err(e) => Some(e),
+            // A text kept as typed that reads (a hand-edited link) is not the value studied.
+            Ok(_) if self.typed.contains_key(field.key()) => Some(format!(
+                "\"{}\" was kept as typed: type it again",
+                self.text(field)
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// Every refused field with its reason, in the view's order: a setup with any is not studied.
+    pub fn refusals(&self) -> Vec<(RouteField, String)> {
+        RouteField::ALL
+            .into_iter()
+            .filter_map(|f| self.refusal(f).map(|e| (f, e)))
+            .collect()
+    }
 }
 
 /// The Routing view's state as a permalink carries it.
@@ -132,6 +264,8 @@ pub enum RouteStudyError {
     Generate(#[from] GenerateError),
     #[error(transparent)]
     Route(#[from] super::scenario::RouteError),
+    #[error("{field}: {reason}")]
+    Refused { field: &'static str, reason: String },
 }
 
 impl RouteSetup {
@@ -312,6 +446,16 @@ impl RouteStudyRun {
     /// Check the view's limits and build the fabric; nothing is routed yet.
     pub fn new(setup: &RouteSetup) -> Result<RouteStudyRun, RouteStudyError> {
         setup.check_view_limits()?;
+        // A text the view refused is never studied as the value it replaced.
+        if let Some(f) = RouteField::ALL
+            .into_iter()
+            .find(|f| setup.typed.contains_key(f.key()))
+        {
+            return Err(RouteStudyError::Refused {
+                field: f.label(),
+                reason: setup.refusal(f).unwrap_or_default(),
+            });
+        }
         let scenario = setup.scenario()?;
         let instance = scenario.instance()?;
         Ok(RouteStudyRun {

@@ -11,7 +11,31 @@ pub fn Banners(
     studio: Studio,
 ) -> impl IntoView {
     let dismiss = move |_| studio.banner.set(None);
-    move || {
+    // Another tab saved a part this tab shows differently: both are offered, nothing is lost.
+    let elsewhere = move || {
+        studio
+            .elsewhere
+            .get()
+            .into_iter()
+            .map(|part| {
+                view! {
+                    <div class="banner info" role="alert" data-testid="elsewhere-banner" data-part=part.key()>
+                        <p>
+                            <strong>{format!("Another tab saved a newer version of {}. ", part.label())}</strong>
+                            "This tab's is not saved meanwhile: take theirs, or keep yours (saved over theirs)."
+                        </p>
+                        <button type="button" data-testid="take-theirs" on:click=move |_| studio.take_theirs(part)>
+                            "Take theirs"
+                        </button>
+                        <button type="button" data-testid="keep-mine" on:click=move |_| studio.keep_mine(part)>
+                            "Keep mine"
+                        </button>
+                    </div>
+                }
+            })
+            .collect_view()
+    };
+    let banner = move || {
         studio.banner.get().map(|b| match b {
             Banner::BadLink { message, link } => view! {
                 <div class="banner error" role="alert" data-testid="error-banner">
@@ -82,5 +106,9 @@ pub fn Banners(
             }
             .into_any(),
         })
+    };
+    view! {
+        {elsewhere}
+        {banner}
     }
 }

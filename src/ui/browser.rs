@@ -172,15 +172,24 @@ pub fn focus(selector: &str) {
 /// Milliseconds of work per animation frame for long computations run in slices.
 pub const FRAME_MS: f64 = 12.0;
 
+/// The most milliseconds of work one frame's slice may reach, pieces of uneven cost included.
+const SLICE_MS: f64 = 30.0;
+
 /// Call `step` (one piece of a long computation, true when it is complete) until it completes or
-/// this frame's [`FRAME_MS`] are spent; true when complete.
+/// this frame's [`FRAME_MS`] are spent; true when complete. No piece starts that the longest piece
+/// seen in this frame would carry past [`SLICE_MS`]: pieces of uneven cost (a 10,000-layer
+/// co-design candidate takes tens of milliseconds) never add up to a long task.
 pub fn work_for_a_frame(mut step: impl FnMut() -> bool) -> bool {
     let t0 = now_ms();
+    let mut longest: f64 = 0.0;
     loop {
+        let t = now_ms();
         if step() {
             return true;
         }
-        if now_ms() - t0 > FRAME_MS {
+        let now = now_ms();
+        longest = longest.max(now - t);
+        if now - t0 > FRAME_MS || now - t0 + longest > SLICE_MS {
             return false;
         }
     }

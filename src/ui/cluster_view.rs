@@ -6,14 +6,17 @@
 
 use super::chart_canvas::ChartCanvas;
 use super::chart_table::data_table;
+use super::fields::typed_input;
 use super::module_bridge::CLUSTER;
 use super::sliced_runner::SlicedRunner;
 use crate::charts::cluster_charts::{cluster_summary, ClusterChart, ClusterShown};
 use crate::cluster::placement::Placement;
-use crate::cluster::study::{ClusterLink, ClusterPreset, ClusterRun, ClusterSetup};
+use crate::cluster::study::{
+    ClusterField, ClusterLink, ClusterPreset, ClusterRun, DEFAULT_REROUTE_PERIOD_S,
+};
 use crate::cluster::{Policy, Reroute};
+use crate::form::typed::summary;
 use leptos::prelude::*;
-use std::str::FromStr;
 
 /// Events simulated per piece of work (each well under a millisecond natively, but a full
 /// re-routing under the optimal policy may take a few).
@@ -35,6 +38,11 @@ pub fn ClusterPanel() -> impl IntoView {
         }
         shown.set(now);
     });
+    // Another tab's state, taken by the visitor: the fields are drawn anew from it.
+    CLUSTER.on_restate(move |linked: Option<ClusterLink>| {
+        link.set(linked.unwrap_or_default());
+        layout.update(|l| *l += 1);
+    });
     Effect::new(move |_| link.with(|l| CLUSTER.send_state(l)));
     view! {
         <Show when=move || shown.get()>
@@ -43,81 +51,44 @@ pub fn ClusterPanel() -> impl IntoView {
     }
 }
 
-/// A text field for one number of the setup; text that is not such a number is marked with the
-/// reason and changes nothing.
-fn number_field<T: FromStr + ToString + 'static>(
-    link: RwSignal<ClusterLink>,
-    layout: RwSignal<u32>,
-    label: &'static str,
-    testid: &'static str,
-    hint: &'static str,
-    get: fn(&ClusterSetup) -> T,
-    set: fn(&mut ClusterSetup, T),
-) -> impl IntoView {
-    let error = RwSignal::new(None::<String>);
-    view! {
-        <label class="route-field">
-            {label}
-            <input
-                type="text"
-                inputmode="decimal"
-                data-testid=testid
-                class:invalid=move || error.with(Option::is_some)
-                aria-invalid=move || error.with(Option::is_some).to_string()
-                prop:value=move || {
-                    layout.track();
-                    error.set(None);
-                    link.with_untracked(|l| get(&l.setup).to_string())
-                }
-                on:input=move |ev| {
-                    match event_target_value(&ev).trim().parse::<T>() {
-                        Ok(v) => {
-                            error.set(None);
-                            link.update(|l| set(&mut l.setup, v));
-                        }
-                        Err(_) => error.set(Some(format!("{label}: {hint}"))),
-                    }
-                }
-            />
-            {move || error.get().map(|e| view! { <span class="field-error" role="alert">{e}</span> })}
-        </label>
-    }
-}
-
-/// A time that may never come: an empty field.
-struct Never(Option<f64>);
-
-impl FromStr for Never {
-    type Err = std::num::ParseFloatError;
-
-    fn from_str(text: &str) -> Result<Never, Self::Err> {
-        match text.trim() {
-            "" | "never" => Ok(Never(None)),
-            t => t.parse().map(|v| Never(Some(v))),
-        }
-    }
-}
-
-impl std::fmt::Display for Never {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(v) => write!(f, "{v}"),
-            None => Ok(()),
-        }
-    }
+/// A field of the view, read by the one typed reader: a refused text stays as typed, marked with
+/// the reason (computed from that text) and carried by the link; nothing is simulated meanwhile.
+fn number_field(link: RwSignal<ClusterLink>, layout: RwSignal<u32>, f: ClusterField) -> AnyView {
+    typed_input(
+        f.label(),
+        f.testid(),
+        layout.into(),
+        move || link.with_untracked(|l| l.text(f)),
+        Signal::derive(move || link.with(|l| l.refusal(f))),
+        move |text| {
+            link.update(|l| {
+                let _ = l.set_text(f, &text);
+            });
+        },
+    )
 }
 
 #[component]
 fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoView {
     let runner = SlicedRunner::<ClusterRun>::new();
     // What is simulated: the setup and the policies (the timeline's policy only redraws).
-    let question = Memo::new(move |_| link.with(|l| (l.setup.clone(), l.policies.clone())));
+    let question =
+        Memo::new(move |_| link.with(|l| (l.setup.clone(), l.policies.clone(), l.typed.clone())));
+    // A state whose fields are refused is not simulated: the fields say why.
     let simulate_now = move || {
         let l = link.get_untracked();
-        runner.start(
-            ClusterRun::new(&l).map_err(|e| e.to_string()),
-            EVENTS_PER_STEP,
-        );
+        let refused = l.refusals();
+        let made = if refused.is_empty() {
+            ClusterRun::new(&l).map_err(|e| e.to_string())
+        } else {
+            Err(summary(
+                &refused
+                    .iter()
+                    .map(|(f, e)| (f.label(), e.as_str()))
+                    .collect::<Vec<_>>(),
+            ))
+        };
+        runner.start(made, EVENTS_PER_STEP);
     };
     // Read, not only tracked: a memo that is never read never computes, so never subscribes.
     Effect::new(move |_| {
@@ -158,7 +129,10 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                         on:change=move |ev| {
                             let v = event_target_value(&ev);
                             if let Some(p) = ClusterPreset::ALL.into_iter().find(|p| p.key() == v) {
-                                link.update(|l| l.setup = p.setup());
+                                link.update(|l| {
+                                    l.setup = p.setup();
+                                    l.typed.clear();
+                                });
                                 layout.update(|l| *l += 1);
                             }
                         }
@@ -176,20 +150,24 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                         </option>
                     </select>
                 </label>
-                {number_field(link, layout, "ToRs", "cluster-tors", "a whole number", |s| s.tors, |s, v| s.tors = v)}
-                {number_field(link, layout, "spines", "cluster-spines", "a whole number", |s| s.spines, |s, v| s.spines = v)}
-                {number_field(link, layout, "hosts per ToR", "cluster-hosts", "a whole number", |s| s.hosts_per_tor, |s, v| s.hosts_per_tor = v)}
-                {number_field(link, layout, "link and NIC Gbps", "cluster-gbps", "a number of Gbps", |s| s.gbps, |s, v| s.gbps = v)}
-                {number_field(link, layout, "jobs", "cluster-jobs", "a whole number", |s| s.jobs, |s, v| s.jobs = v)}
-                {number_field(link, layout, "arrivals per s", "cluster-rate", "a number of jobs per second", |s| s.arrival_rate, |s, v| s.arrival_rate = v)}
-                {number_field(link, layout, "iterations", "cluster-iterations", "a whole number", |s| s.iterations, |s, v| s.iterations = v)}
-                {number_field(link, layout, "compute s per iteration", "cluster-compute", "a number of seconds", |s| s.compute_s, |s, v| s.compute_s = v)}
-                {number_field(link, layout, "ring size", "cluster-ring", "a whole number", |s| s.ring_size, |s, v| s.ring_size = v)}
-                {number_field(link, layout, "failed spines", "cluster-failed", "a whole number", |s| s.failed_spines, |s, v| s.failed_spines = v)}
-                {number_field(link, layout, "failed uplinks", "cluster-failed-links", "a whole number", |s| s.failed_links, |s, v| s.failed_links = v)}
-                {number_field(link, layout, "fail at s", "cluster-fail-at", "a number of seconds", |s| s.fail_at_s, |s, v| s.fail_at_s = v)}
-                {number_field(link, layout, "recover at s (empty: never)", "cluster-recover-at", "a number of seconds, or empty for never", |s| Never(s.recover_s), |s, v| s.recover_s = v.0)}
-                {number_field(link, layout, "seed", "cluster-seed", "a whole number", |s| s.seed, |s, v| s.seed = v)}
+                {[
+                    ClusterField::Tors,
+                    ClusterField::Spines,
+                    ClusterField::HostsPerTor,
+                    ClusterField::Gbps,
+                    ClusterField::Jobs,
+                    ClusterField::ArrivalRate,
+                    ClusterField::Iterations,
+                    ClusterField::ComputeS,
+                    ClusterField::RingSize,
+                    ClusterField::FailedSpines,
+                    ClusterField::FailedLinks,
+                    ClusterField::FailAt,
+                    ClusterField::RecoverAt,
+                    ClusterField::Seed,
+                ]
+                    .map(|f| number_field(link, layout, f))
+                    .collect_view()}
                 <label class="route-field">
                     "re-route"
                     <select
@@ -197,10 +175,13 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                         on:change=move |ev| {
                             let r = match event_target_value(&ev).as_str() {
                                 "never" => Reroute::Never,
-                                "every" => Reroute::Every(10.0),
+                                "every" => Reroute::Every(DEFAULT_REROUTE_PERIOD_S),
                                 _ => Reroute::Arrival,
                             };
-                            link.update(|l| l.setup.reroute = r);
+                            link.update(|l| {
+                                l.setup.reroute = r;
+                                l.typed.remove(ClusterField::Every.key());
+                            });
                         }
                     >
                         <option value="arrival" selected=move || reroute_key() == "arrival">"at every start and departure"</option>
@@ -209,12 +190,9 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                     </select>
                 </label>
                 <Show when=move || reroute_key() == "every">
-                    {number_field(link, layout, "T (s)", "cluster-every", "a number of seconds", |s| match s.reroute {
-                        Reroute::Every(t) => t,
-                        _ => 10.0,
-                    }, |s, v| s.reroute = Reroute::Every(v))}
+                    {number_field(link, layout, ClusterField::Every)}
                 </Show>
-                {number_field(link, layout, "controller delay s", "cluster-delay", "a number of seconds (0: routes take effect at once)", |s| s.controller_delay_s, |s, v| s.controller_delay_s = v)}
+                {number_field(link, layout, ClusterField::Delay)}
                 <label class="route-field">
                     "placement"
                     <select

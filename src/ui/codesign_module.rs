@@ -8,12 +8,15 @@
 use super::browser;
 use super::chart_canvas::ChartCanvas;
 use super::chart_table::data_table;
+use super::fields::typed_input;
 use super::module_bridge::CODESIGN as bridge;
 use crate::charts::codesign_chart::CodesignChart;
 use crate::charts::tables::{codesign_ranked_table, codesign_winners_table};
 use crate::codesign::{
-    CodesignInputs, CodesignResult, CodesignRun, CustomField, InputField, ModelPreset, CUSTOM,
+    CodesignInputs, CodesignResult, CodesignRun, CodesignStart, CustomField, InputField,
+    ModelPreset, CUSTOM,
 };
+use crate::form::typed::summary;
 use crate::format::usd;
 use crate::model::scenario::Scenario;
 use leptos::prelude::*;
@@ -27,6 +30,9 @@ pub fn start() {
 
 #[derive(Clone, Copy)]
 struct Search {
+    /// The start under way: the parallelisms' layer lists are built a slice per frame too (a
+    /// 10,000-layer model's took half a second at once).
+    starting: StoredValue<Option<CodesignStart>>,
     run: StoredValue<Option<CodesignRun>>,
     /// Bumped after every frame of work.
     tick: RwSignal<u64>,
@@ -41,6 +47,7 @@ struct Search {
 impl Search {
     fn new() -> Search {
         Search {
+            starting: StoredValue::new(None),
             run: StoredValue::new(None),
             tick: RwSignal::new(0),
             result: RwSignal::new(None),
@@ -54,6 +61,7 @@ impl Search {
 
     fn cancel(&self) {
         self.generation.update_value(|g| *g += 1);
+        self.starting.set_value(None);
         self.run.set_value(None);
         self.running.set(false);
     }
@@ -65,27 +73,49 @@ impl Search {
         this.of.set_value(Some((inputs.clone(), base.clone())));
         this.elapsed_ms.set(None);
         let started = browser::now_ms();
-        match inputs.setup(base).and_then(|s| CodesignRun::new(&s)) {
+        match inputs.setup(base).and_then(|s| CodesignStart::new(&s)) {
             Err(e) => {
                 this.result.set(None);
                 this.error.set(Some(e.to_string()));
             }
-            Ok(run) => {
+            Ok(start) => {
                 this.error.set(None);
-                this.run.set_value(Some(run));
+                this.starting.set_value(Some(start));
                 this.running.set(true);
                 browser::run_in_frames(move || {
                     if this.generation.try_get_value() != Some(generation) {
                         return true;
                     }
-                    let done = browser::work_for_a_frame(|| {
-                        this.run
-                            .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(4)))
-                            .unwrap_or(true)
-                    });
-                    if done {
+                    // The start and the search in frames of their own: a slice of one never
+                    // runs on into the other's first (and costlier) piece.
+                    let done = if this.starting.with_value(Option::is_some) {
+                        browser::work_for_a_frame(|| this.advance_start());
+                        false
+                    } else {
+                        browser::work_for_a_frame(|| this.advance())
+                    };
+                    if this.starting.with_value(Option::is_none)
+                        && this.run.with_value(Option::is_none)
+                        && this.error.with_untracked(Option::is_some)
+                        && !done
+                    {
+                        // The start failed: said already.
                         this.running.set(false);
-                        this.elapsed_ms.set(Some(browser::now_ms() - started));
+                        return true;
+                    }
+                    if !done {
+                        this.tick.update(|t| *t += 1);
+                        return false;
+                    }
+                    let elapsed = browser::now_ms() - started;
+                    // The answer in a frame of its own: what it draws (the tables, the chart)
+                    // does not add to the last slice's task.
+                    browser::run_in_frames(move || {
+                        if this.generation.try_get_value() != Some(generation) {
+                            return true;
+                        }
+                        this.running.set(false);
+                        this.elapsed_ms.set(Some(elapsed));
                         let outcome = this
                             .run
                             .with_value(|r| r.as_ref().map(|r| (r.outcome(), r.result())));
@@ -98,12 +128,44 @@ impl Search {
                             None => {}
                         }
                         this.run.set_value(None);
-                    }
-                    this.tick.update(|t| *t += 1);
-                    done
+                        this.tick.update(|t| *t += 1);
+                        true
+                    });
+                    true
                 });
             }
         }
+    }
+
+    /// One piece of the start: a parallelism (its layer list); true when the start is over (the
+    /// run is ready, or the error is said).
+    fn advance_start(&self) -> bool {
+        let started = self
+            .starting
+            .try_update_value(|s| s.as_mut().and_then(|s| s.step(1)))
+            .flatten();
+        match started {
+            Some(Ok(run)) => {
+                self.starting.set_value(None);
+                self.run.set_value(Some(run));
+                true
+            }
+            Some(Err(e)) => {
+                self.starting.set_value(None);
+                self.result.set(None);
+                self.error.set(Some(e.to_string()));
+                true
+            }
+            None => self.starting.with_value(Option::is_none),
+        }
+    }
+
+    /// One piece of the search: a candidate (a 10,000-layer model's take milliseconds each);
+    /// true when the search is over.
+    fn advance(&self) -> bool {
+        self.run
+            .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(1)))
+            .unwrap_or(true)
     }
 
     fn is_for(&self, inputs: &CodesignInputs, base: &Scenario) -> bool {
@@ -112,38 +174,28 @@ impl Search {
     }
 }
 
+/// A field of the question, read by the one typed reader as it is typed: a refused text stays
+/// as typed, marked with the reason (computed from that text), and travels in the link and the
+/// saved state with the rest; a reload right after typing keeps it.
 fn input_field(
     inputs: RwSignal<Option<CodesignInputs>>,
+    layout: RwSignal<u32>,
     field: InputField,
-    error: RwSignal<Option<String>>,
-) -> impl IntoView {
-    // Its own text only: an edit of another field does not rewrite this one.
-    let text =
-        Memo::new(move |_| inputs.with(|c| c.as_ref().map(|c| c.text(field)).unwrap_or_default()));
-    view! {
-        <label class="field inline">
-            <span>{field.label()}</span>
-            <input
-                type="text"
-                inputmode="decimal"
-                data-testid=field.testid()
-                prop:value=text
-                on:change=move |ev| {
-                    // A refused value stays in the field, with the reason; the question keeps its
-                    // last good value.
-                    let text = event_target_value(&ev);
-                    let Some(mut next) = inputs.get_untracked() else { return };
-                    match next.set(field, &text) {
-                        Ok(()) => {
-                            error.set(None);
-                            inputs.set(Some(next));
-                        }
-                        Err(e) => error.set(Some(e.to_string())),
-                    }
+) -> AnyView {
+    typed_input(
+        field.label(),
+        field.testid(),
+        layout.into(),
+        move || inputs.with_untracked(|c| c.as_ref().map(|c| c.text(field)).unwrap_or_default()),
+        Signal::derive(move || inputs.with(|c| c.as_ref().and_then(|c| c.refusal(field)))),
+        move |text| {
+            inputs.update(|c| {
+                if let Some(c) = c.as_mut() {
+                    let _ = c.set(field, &text);
                 }
-            />
-        </label>
-    }
+            });
+        },
+    )
 }
 
 #[component]
@@ -161,9 +213,28 @@ fn CodesignPanel() -> impl IntoView {
         }
     });
     let search = Search::new();
-    let typed_error = RwSignal::new(None::<String>);
+    // Bumped when the fields are drawn anew (another tab's question, taken by the visitor).
+    let layout = RwSignal::new(0u32);
+    bridge.on_restate(move |question: Option<CodesignInputs>| {
+        if question.is_some() {
+            inputs.set(question);
+            layout.update(|l| *l += 1);
+        }
+    });
     let run_now = move || {
         match (inputs.get_untracked(), base.get_untracked()) {
+        // A question whose fields are refused is not searched: the fields say why.
+        (Some(i), Some(_)) if !i.refusals().is_empty() => {
+            search.cancel();
+            search.result.set(None);
+            let refused = i.refusals();
+            search.error.set(Some(summary(
+                &refused
+                    .iter()
+                    .map(|e| (e.field.label(), e.reason.as_str()))
+                    .collect::<Vec<_>>(),
+            )));
+        }
         (Some(i), Some(sc)) => search.start(&i, &sc),
         (None, Some(sc)) => {
             let i = CodesignInputs::for_design(&sc);
@@ -182,11 +253,15 @@ fn CodesignPanel() -> impl IntoView {
     };
     let status = move || {
         search.tick.track();
-        let error = typed_error.get().or_else(|| search.error.get());
+        let error = search.error.get();
+        let preparing = search
+            .starting
+            .with_value(|s| s.as_ref().map(|s| s.progress()));
         let progress = search.run.with_value(|r| r.as_ref().map(|r| r.progress()));
-        let line = match (progress, search.result.get()) {
-            (Some((done, all)), _) => format!("candidate {done} of {all}…"),
-            (None, Some(r)) => format!(
+        let line = match (preparing, progress, search.result.get()) {
+            (Some((done, all)), _, _) => format!("preparing: parallelism {done} of {all}…"),
+            (None, Some((done, all)), _) => format!("candidate {done} of {all}…"),
+            (None, None, Some(r)) => format!(
                 "{} candidates on {} shapes: {} optimized, {} skipped by a lower bound, {} that do not fit in memory, {} that do not lay on a shape{}.",
                 r.candidates,
                 r.shapes,
@@ -196,9 +271,9 @@ fn CodesignPanel() -> impl IntoView {
                 r.pruned_by.lay,
                 search.elapsed_ms.get().map(|v| format!(", in {v:.0} ms")).unwrap_or_default(),
             ),
-            (None, None) => String::new(),
+            (None, None, None) => String::new(),
         };
-        let (done, all) = progress.unwrap_or((1, 1));
+        let (done, all) = progress.or(preparing.map(|_| (0, 1))).unwrap_or((1, 1));
         view! {
             {error.map(|e| view! { <p class="error" role="alert" data-testid="codesign-error">{e}</p> })}
             <div class="progress" aria-live="polite">
@@ -292,10 +367,10 @@ fn CodesignPanel() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
-                {InputField::ALL.map(|f| input_field(inputs, f, typed_error)).collect_view()}
+                {InputField::ALL.map(|f| input_field(inputs, layout, f)).collect_view()}
                 <Show when=move || inputs.with(|i| i.as_ref().is_some_and(|i| i.model == CUSTOM))>
                     {CustomField::ALL
-                        .map(|f| input_field(inputs, InputField::Custom(f), typed_error))
+                        .map(|f| input_field(inputs, layout, InputField::Custom(f)))
                         .collect_view()}
                 </Show>
                 {[
@@ -343,7 +418,7 @@ fn CodesignPanel() -> impl IntoView {
                 </Show>
             </div>
             {status}
-            <ChartCanvas chart=CodesignChart data=search.result />
+            <ChartCanvas chart=CodesignChart data=search.result own_task=true />
             {results}
         </section>
     }

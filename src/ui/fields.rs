@@ -96,3 +96,41 @@ pub fn FieldMessage(
         </Show>
     }
 }
+
+/// A number field of a view other than the design view (Routing, Cluster, Co-design): it shows
+/// `text` when drawn (again whenever `layout` changes), hands every edit to `input`, and is marked
+/// with `error` (the typed reader's reason for the text now in it) beside it, under the test id
+/// `{testid}-error`, as the design view's fields are.
+pub fn typed_input(
+    label: &'static str,
+    testid: &'static str,
+    layout: Signal<u32>,
+    text: impl Fn() -> String + Send + Sync + 'static,
+    error: Signal<Option<String>>,
+    input: impl Fn(String) + 'static,
+) -> AnyView {
+    let invalid = Signal::derive(move || error.with(Option::is_some));
+    view! {
+        <label class="route-field">
+            {label}
+            <input
+                type="text"
+                inputmode="decimal"
+                autocomplete="off"
+                spellcheck="false"
+                data-testid=testid
+                class:invalid=invalid
+                aria-invalid=move || invalid.get().to_string()
+                prop:value=move || {
+                    layout.track();
+                    text()
+                }
+                on:input=move |ev| input(event_target_value(&ev))
+            />
+            {move || error.get().map(|e| view! {
+                <span class="field-error" role="alert" data-testid=format!("{testid}-error")>{e}</span>
+            })}
+        </label>
+    }
+    .into_any()
+}

@@ -59,7 +59,7 @@ pub fn start() {
 }
 
 /// Keep the URL and the saved scenario in step with the form and the view: the URL fragment is
-/// replaced (no history entry per keystroke) and the scenario saved, except that a shared
+/// replaced (no history entry per keystroke) and the parts this tab changed saved, except that a shared
 /// scenario viewed unedited is not saved and a bad link stays in the address bar. An invalid form
 /// leaves both at the last valid scenario. The writing waits for the task after the edit's (the
 /// link's encoding and `replaceState` took 1.5-8 ms here, before the charts could redraw); edits
@@ -105,12 +105,9 @@ fn write_url_and_storage(studio: Studio) {
         )),
         None => None,
     };
-    // A link that fits is the saved text too (one encoding per edit).
-    let saved = match link {
-        Some(Ok(link)) => Some(link),
-        _ => studio.fragment(),
-    };
-    let unsaved = !shared && saved.is_some_and(|f| !browser::save(crate::session::SAVED_KEY, &f));
+    // Each part under its own key, and only the parts this tab changed: another tab's edits of
+    // other parts are never overwritten (session::SaveSync).
+    let unsaved = !shared && !studio.save_parts();
     let problem = match (problem, unsaved) {
         (p, false) => p,
         (p, true) => Some(format!(
@@ -213,6 +210,13 @@ fn App() -> impl IntoView {
         cluster.set_shown(shown);
     });
     let (shapes, landscape) = (showing(View::Shapes), showing(View::Landscape));
+    // Another tab saved a part: said in a banner when this tab shows it differently (never
+    // overwritten silently either way).
+    let _ = window_event_listener(leptos::ev::storage, move |ev| {
+        if let Some(key) = ev.key() {
+            studio.saved_elsewhere(&key, ev.new_value());
+        }
+    });
     // A link opened in this tab (the address bar edited, a link followed): shown as any link is.
     // Our own `replaceState` writes fire no `hashchange`, so this is never our own edit.
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {

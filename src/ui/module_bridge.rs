@@ -134,6 +134,11 @@ impl ModuleView {
         property(&self.name("shown")).as_deref() == Some("1")
     }
 
+    /// Call `f` with the state the app hands over to show now ([`ModuleView::push_state`]).
+    pub fn on_restate<T: DeserializeOwned>(self, f: impl Fn(Option<T>) + 'static) {
+        listen(&self.name("restate"), move |_| f(self.state()));
+    }
+
     /// Call `f` whenever the view is shown or hidden.
     pub fn on_shown(self, f: impl Fn(bool) + 'static) {
         listen(&self.name("shown"), move |_| f(self.shown()));
@@ -173,6 +178,13 @@ impl ModuleView {
     /// Hand the module the view's state from the link.
     pub fn set_state(self, json: Option<&str>) {
         set_property(&self.name("state"), json.unwrap_or(""));
+    }
+
+    /// Hand the module the view's state to show now (another tab's, taken by the visitor): the
+    /// view draws its fields anew from it.
+    pub fn push_state(self, json: &str) {
+        set_property(&self.name("state"), json);
+        dispatch(&self.name("restate"), "");
     }
 
     /// Say whether the view is shown.

@@ -5,15 +5,17 @@
 //! (`routing_module`), which the app loads the first time the view is opened.
 
 use super::chart_canvas::ChartCanvas;
+use super::fields::typed_input;
 use super::module_bridge::ROUTING;
 use super::sliced_runner::SlicedRunner;
 use crate::analysis::routing_savings::{savings, SwitchDesign};
 use crate::charts::route_charts::RouteShown;
 use crate::charts::tables::RouteChart;
+use crate::form::typed::summary;
 use crate::format::duration_ns;
 use crate::format::usd;
 use crate::routing::study::{
-    study_label, RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun,
+    study_label, RouteField, RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun,
 };
 use crate::routing::Algorithm;
 
@@ -84,6 +86,11 @@ pub fn RoutingPanel() -> impl IntoView {
         }
         shown.set(now);
     });
+    // Another tab's state, taken by the visitor: the fields are drawn anew from it.
+    ROUTING.on_restate(move |linked: Option<RouteLink>| {
+        route.set(linked.unwrap_or_default());
+        layout.update(|l| *l += 1);
+    });
     let design = RwSignal::new(ROUTING.base::<SwitchDesign>());
     ROUTING.on_base(move |d| design.set(d));
     // The state travels in the app's link.
@@ -111,10 +118,18 @@ fn RoutingView(
     let which = Memo::new(move |_| algorithm.get().index());
     let runner = SlicedRunner::<RouteStudyRun>::new();
     let study_now = move |s: &RouteSetup| {
-        runner.start(
-            RouteStudyRun::new(s).map_err(|e| e.to_string()),
-            NODES_PER_STEP,
-        )
+        let refused = s.refusals();
+        let made = if refused.is_empty() {
+            RouteStudyRun::new(s).map_err(|e| e.to_string())
+        } else {
+            Err(summary(
+                &refused
+                    .iter()
+                    .map(|(f, e)| (f.label(), e.as_str()))
+                    .collect::<Vec<_>>(),
+            ))
+        };
+        runner.start(made, NODES_PER_STEP)
     };
     // Every new setup is studied across animation frames; leaving the view drops the run.
     Effect::new(move |_| setup.with(study_now));
@@ -128,29 +143,22 @@ fn RoutingView(
     });
     // The study shown is not the current setup's while one runs, after a cancel or with errors.
     let stale = move || runner.stale();
-    let number = move |label: &'static str,
-                       testid: &'static str,
-                       get: fn(&RouteSetup) -> u32,
-                       set: fn(&mut RouteSetup, u32)| {
-        view! {
-            <label class="route-field">
-                {label}
-                <input
-                    type="text"
-                    inputmode="numeric"
-                    data-testid=testid
-                    prop:value=move || {
-                        layout.track();
-                        setup.with_untracked(|s| get(s).to_string())
-                    }
-                    on:input=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).trim().parse::<u32>() {
-                            route.update(|r| set(&mut r.setup, v));
-                        }
-                    }
-                />
-            </label>
-        }
+    // Every field through the one typed reader: a refused text stays as typed, marked with the
+    // reason (computed from that text), and carried by the link; nothing is studied meanwhile.
+    let field = move |f: RouteField, testid: &'static str| {
+        let error = Signal::derive(move || route.with(|r| r.setup.refusal(f)));
+        typed_input(
+            f.label(),
+            testid,
+            layout.into(),
+            move || route.with_untracked(|r| r.setup.text(f)),
+            error,
+            move |text| {
+                route.update(|r| {
+                    let _ = r.setup.set_text(f, &text);
+                });
+            },
+        )
     };
     let chosen =
         move || study.with(|s| s.as_ref().and_then(|s| s.routed.get(which.get()).cloned()));
@@ -191,16 +199,12 @@ fn RoutingView(
                         </option>
                     </select>
                 </label>
-                {number("ToRs", "route-tors", |s| s.placement.tors, |s, v| s.placement.tors = v)}
-                {number("spines", "route-spines", |s| s.placement.spines, |s, v| s.placement.spines = v)}
-                {number("hosts per ToR", "route-hosts", |s| s.placement.hosts_per_tor, |s, v| s.placement.hosts_per_tor = v)}
-                {number("jobs", "route-jobs", |s| s.placement.jobs, |s, v| {
-                    // A number of equal jobs replaces the paper's mix.
-                    s.placement.jobs = v;
-                    s.placement.models.clear();
-                })}
-                {number("ring size", "route-ring", |s| s.placement.ring_size, |s, v| s.placement.ring_size = v)}
-                {number("failed spines", "route-failed", |s| s.placement.failed_spines, |s, v| s.placement.failed_spines = v)}
+                {field(RouteField::Tors, "route-tors")}
+                {field(RouteField::Spines, "route-spines")}
+                {field(RouteField::HostsPerTor, "route-hosts")}
+                {field(RouteField::Jobs, "route-jobs")}
+                {field(RouteField::RingSize, "route-ring")}
+                {field(RouteField::FailedSpines, "route-failed")}
                 <label class="route-field">
                     "algorithm"
                     <select

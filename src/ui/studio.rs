@@ -10,7 +10,7 @@ use crate::model::scenario::Scenario;
 use crate::optimize::Method;
 use crate::permalink;
 use crate::routing::study::RouteLink;
-use crate::session::{self, Start};
+use crate::session::{self, Elsewhere, Part, SaveSync, Start};
 use crate::view::{LinkState, View};
 use leptos::prelude::*;
 use std::sync::Arc;
@@ -68,7 +68,17 @@ pub struct Studio {
     pub codesign: RwSignal<Option<String>>,
     /// The Cluster view's state (JSON, from its module).
     pub cluster: RwSignal<Option<String>>,
+    /// What this tab knows of the saved parts (`session::SaveSync`): which to write, and which
+    /// another tab changed.
+    pub sync: StoredValue<SaveSync>,
+    /// The parts another tab saved differently, awaiting the visitor's choice (a banner).
+    pub elsewhere: RwSignal<Vec<Part>>,
+    /// The design's saved text for the design it was made of (one encoding per change).
+    scenario_part: StoredValue<Option<(ScenarioKey, String)>>,
 }
+
+/// What the design's saved part is made of.
+type ScenarioKey = (Scenario, Option<Scenario>, Option<(usize, usize)>, Method);
 
 impl Studio {
     /// The state at page load, from the URL fragment and the saved scenario.
@@ -81,8 +91,11 @@ impl Studio {
             browser::save(session::FAILED_KEY, failed);
         }
         let start = session::start_after(mark.as_deref(), Some(&fragment), saved.as_deref());
+        let plain = fragment.trim().trim_start_matches('#').is_empty();
         let state = match start {
             Start::Recovered { .. } => LinkState::default(),
+            // A plain visit: the design's part, then each view's own.
+            _ if plain => session::saved_state(|p| browser::load(p.key())),
             _ => session::state_start(Some(&fragment), saved.as_deref()),
         };
         let opening = match start {
@@ -134,6 +147,9 @@ impl Studio {
             shapes: ShapeCompare::new(),
             codesign: RwSignal::new(None),
             cluster: RwSignal::new(None),
+            sync: StoredValue::new(SaveSync::default()),
+            elsewhere: RwSignal::new(Vec::new()),
+            scenario_part: StoredValue::new(None),
         };
         studio.show_start(start, state);
         studio
@@ -167,6 +183,15 @@ impl Studio {
         self.codesign.set(state.codesign);
         self.cluster.set(state.cluster);
         self.layout.update(|v| *v += 1);
+        // What this tab shows now is its baseline: only the parts it changes are saved (a link's
+        // other parts never replace the saved ones unless edited).
+        let shows: Vec<(Part, Option<String>)> = Part::ALL
+            .into_iter()
+            .map(|p| (p, self.part_text(p)))
+            .collect();
+        self.sync
+            .set_value(SaveSync::new(|p| browser::load(p.key()), &shows));
+        self.elsewhere.set(Vec::new());
     }
 
     /// A link opened in this tab (the fragment changed by hand or by a click on a link).
@@ -281,6 +306,118 @@ impl Studio {
         self.codesign.track();
         self.cluster.track();
         self.method.track();
+    }
+
+    /// This tab's text of `part` as it would be saved (None: the form has errors, or the view
+    /// has nothing to save).
+    pub fn part_text(&self, part: Part) -> Option<String> {
+        let state = self.link_state();
+        match part {
+            Part::Scenario => {
+                let sc = self.parsed.with_untracked(|p| p.as_ref().ok().cloned())?;
+                let key: ScenarioKey = (sc, state.pinned.clone(), state.landscape, state.method);
+                if let Some(text) = self.scenario_part.with_value(|c| {
+                    c.as_ref()
+                        .filter(|(k, _)| *k == key)
+                        .map(|(_, t)| t.clone())
+                }) {
+                    return Some(text);
+                }
+                let text = session::scenario_part(&key.0, &state);
+                self.scenario_part.set_value(Some((key, text.clone())));
+                Some(text)
+            }
+            _ => session::view_parts(&state)
+                .into_iter()
+                .find(|(p, _)| *p == part)
+                .and_then(|(_, t)| t),
+        }
+    }
+
+    /// Save the parts this tab changed (each under its own key; none another tab changed that
+    /// awaits the visitor's choice). False when the browser refused one.
+    pub fn save_parts(&self) -> bool {
+        let mine: Vec<(Part, Option<String>)> = Part::ALL
+            .into_iter()
+            .map(|p| (p, self.part_text(p)))
+            .collect();
+        let writes = self
+            .sync
+            .try_update_value(|s| s.to_write(&mine))
+            .unwrap_or_default();
+        writes.iter().fold(true, |ok, (part, text)| {
+            browser::save(part.key(), text) && ok
+        })
+    }
+
+    /// Another tab saved `theirs` under `key` (a `storage` event): say so when this tab shows
+    /// that part differently (a shared scenario on view is not this tab's own: nothing to say).
+    pub fn saved_elsewhere(&self, key: &str, theirs: Option<String>) {
+        let Some(part) = Part::of_key(key) else {
+            return;
+        };
+        let mine = if self.viewing_shared.get_untracked() {
+            theirs.clone()
+        } else {
+            self.part_text(part)
+        };
+        let heard = self
+            .sync
+            .try_update_value(|s| s.saved_elsewhere(part, theirs.clone(), mine.as_deref()));
+        if heard == Some(Elsewhere::Adopt) {
+            if let Some(text) = theirs {
+                self.show_part(part, text);
+            }
+        }
+        self.elsewhere.set(self.sync.with_value(SaveSync::pending));
+    }
+
+    /// Keep this tab's `part`, over the other tab's (as the visitor chose): saved now.
+    pub fn keep_mine(&self, part: Part) {
+        self.sync.update_value(|s| s.keep_mine(part));
+        self.elsewhere.set(self.sync.with_value(SaveSync::pending));
+        self.save_parts();
+    }
+
+    /// Show the other tab's `part` here (as the visitor chose).
+    pub fn take_theirs(&self, part: Part) {
+        let theirs = self
+            .sync
+            .try_update_value(|s| s.take_theirs(part))
+            .flatten();
+        self.elsewhere.set(self.sync.with_value(SaveSync::pending));
+        if let Some(text) = theirs {
+            self.show_part(part, text);
+        }
+    }
+
+    /// Show another tab's `text` of `part` here.
+    fn show_part(&self, part: Part, text: String) {
+        match part {
+            Part::Scenario => {
+                if let Ok((sc, st)) = permalink::decode_saved(&text) {
+                    self.pinned.set(st.pinned);
+                    self.landscape.set(st.landscape);
+                    self.method.set(st.method);
+                    self.load(&sc);
+                }
+            }
+            Part::View => {}
+            Part::Routing => {
+                if let Ok(link) = serde_json::from_str::<RouteLink>(&text) {
+                    self.route.set(link);
+                    super::module_bridge::ROUTING.push_state(&text);
+                }
+            }
+            Part::Cluster => {
+                self.cluster.set(Some(text.clone()));
+                super::module_bridge::CLUSTER.push_state(&text);
+            }
+            Part::Codesign => {
+                self.codesign.set(Some(text.clone()));
+                super::module_bridge::CODESIGN.push_state(&text);
+            }
+        }
     }
 
     /// The current scenario's permalink fragment (with the rest of the app's state), when the form

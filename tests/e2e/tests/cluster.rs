@@ -67,7 +67,7 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         b.type_into("cluster-recover-at", "soon").await;
         b.wait_js(
             "the field's reason",
-            "return document.body.innerText.includes('a number of seconds, or empty for never');",
+            "return document.querySelector('[data-testid=cluster-recover-at-error]')?.textContent === '\"soon\" is not a number';",
         )
         .await;
         b.type_into("cluster-recover-at", "30").await;
@@ -136,7 +136,7 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         b.type_into("cluster-tors", "sixty").await;
         b.wait_js(
             "the field's reason",
-            "return document.body.innerText.includes('ToRs: a whole number');",
+            "return document.querySelector('[data-testid=cluster-tors-error]')?.textContent === '\"sixty\" is not a number';",
         )
         .await;
         b.type_into("cluster-tors", "2").await;

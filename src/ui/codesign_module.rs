@@ -291,12 +291,10 @@ fn CodesignPanel() -> impl IntoView {
     let results = move || {
         search.result.with(|r| {
             r.as_ref().map(|r| {
+                // Each design's scenario is built when it is loaded, not all of them here: a
+                // 10,000-layer model's took tens of milliseconds each, in the answer's frame.
                 let of = search.of.get_value();
-                let designs: Vec<Option<Scenario>> = r
-                    .ranked
-                    .iter()
-                    .map(|d| of.as_ref().and_then(|(i, b)| i.design_scenario(b, d)))
-                    .collect();
+                let designs = r.ranked.clone();
                 let count = designs.len();
                 let pick = RwSignal::new(0usize);
                 view! {
@@ -314,8 +312,11 @@ fn CodesignPanel() -> impl IntoView {
                             </select>
                         </label>
                         <button type="button" class="primary" data-testid="codesign-load" on:click=move |_| {
-                            if let Some(Some(sc)) = designs.get(pick.get_untracked()) {
-                                bridge.load(sc);
+                            let design = designs.get(pick.get_untracked());
+                            if let Some(sc) = design.and_then(|d| {
+                                of.as_ref().and_then(|(i, b)| i.design_scenario(b, d))
+                            }) {
+                                bridge.load(&sc);
                             }
                         }>
                             "Load into the design view"

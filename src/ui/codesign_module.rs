@@ -306,7 +306,10 @@ fn CodesignPanel() -> impl IntoView {
                         <label class="field inline">
                             <span>"Design #"</span>
                             <select data-testid="codesign-pick" on:change=move |ev| {
-                                pick.set(event_target_value(&ev).parse().unwrap_or(0));
+                                // The options' own values (0-based ranks): anything else is ignored.
+                                if let Ok(k) = event_target_value(&ev).parse::<usize>() {
+                                    pick.set(k);
+                                }
                             }>
                                 {(0..count).map(|k| view! { <option value=k.to_string()>{k + 1}</option> }).collect_view()}
                             </select>

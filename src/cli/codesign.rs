@@ -5,7 +5,7 @@ use super::args::{ArgError, Args};
 use super::optimize::{budget_list, positive};
 use super::Failure;
 use crate::analysis::shape_run::parse_shape;
-use crate::analysis::shapes::libra_layouts;
+use crate::analysis::shapes::layouts_of;
 use crate::codesign::{scenario_of, Choice, CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
 use crate::model::builder::Transformer;
 use crate::model::communicator::{LayOrder, Parallelism};
@@ -139,7 +139,7 @@ fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
     let Some(text) = args.one("shape")? else {
         return Ok(None);
     };
-    let net = parse_shape(text, &libra_layouts()).map_err(|e| ArgError::Bad {
+    let net = parse_shape(text, &layouts_of(costs)).map_err(|e| ArgError::Bad {
         option: "shape".into(),
         message: e.to_string(),
     })?;
@@ -185,7 +185,7 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     let costs = costs(&args)?;
     let shapes = match shape(&args, &costs)? {
         Some(net) => ShapeSpace::Fixed(net),
-        None => ShapeSpace::WithinLimits(libra_layouts()),
+        None => ShapeSpace::WithinLimits(layouts_of(&costs)),
     };
     let setup = CodesignSetup {
         model: t,

@@ -132,7 +132,7 @@ pub enum CodesignError {
     },
     #[error("none of the {candidates} candidates that fit in memory can be laid onto a shape within the tier limits (a degree must fill whole dimensions or divide one)")]
     NothingLays { candidates: usize },
-    #[error("no candidate could be solved: {unpriced} of {candidates} could not be priced or compiled{}, {unsolved} failed in the solver{}, {lay} cannot be laid onto their shape", first(first_unpriced), first(first_unsolved))]
+    #[error("none of the {candidates} candidates could be solved: {}", nothing_solved(*lay, *unpriced, *unsolved, first_unpriced, first_unsolved))]
     NothingSolved {
         candidates: usize,
         lay: usize,
@@ -145,12 +145,36 @@ pub enum CodesignError {
     NoBudgetMet,
 }
 
-/// A failure's first message, for an error: `" (first: ...)"`, or nothing.
-fn first(message: &Option<String>) -> String {
-    message
-        .as_ref()
-        .map(|m| format!(" (first: {m})"))
-        .unwrap_or_default()
+/// Why no candidate was solved, the causes that occurred with their counts and first messages.
+fn nothing_solved(
+    lay: usize,
+    unpriced: usize,
+    unsolved: usize,
+    first_unpriced: &Option<String>,
+    first_unsolved: &Option<String>,
+) -> String {
+    let first = |m: &Option<String>| {
+        m.as_ref()
+            .map(|m| format!(" (first: {m})"))
+            .unwrap_or_default()
+    };
+    let mut causes = Vec::new();
+    if unpriced > 0 {
+        causes.push(format!(
+            "{unpriced} could not be priced or compiled{}",
+            first(first_unpriced)
+        ));
+    }
+    if unsolved > 0 {
+        causes.push(format!(
+            "{unsolved} failed in the solver{}",
+            first(first_unsolved)
+        ));
+    }
+    if lay > 0 {
+        causes.push(format!("{lay} cannot be laid onto their shape"));
+    }
+    causes.join("; ")
 }
 
 /// A parallelism and micro-batch that fit in memory, with what does not depend on the shape.

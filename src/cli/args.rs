@@ -151,6 +151,17 @@ impl Args {
             .collect()
     }
 
+    /// Every value of a repeatable option, as file names (which need not be UTF-8).
+    pub fn all_paths(&self, name: &str) -> Result<Vec<&OsStr>, ArgError> {
+        Ok(self
+            .values
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(OsString::as_os_str)
+            .collect())
+    }
+
     pub fn flag(&self, name: &str) -> bool {
         self.flags.iter().any(|f| f == name)
     }

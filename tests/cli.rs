@@ -1065,3 +1065,82 @@ fn calibrate_fits_a_system_every_command_takes_and_names_bad_rows() {
     assert!(err.contains("line 2: the run cannot be laid on dgx-a100: TP x PP x DP = 3 x 1 x 64 = 192, not the 64 NPUs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_candidates_scenario_takes_its_compute_from_a_system_when_asked() {
+    let base = [
+        "scenario",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "1024",
+        "--tp",
+        "8",
+        "--pp",
+        "16",
+        "--dp",
+        "8",
+        "--micro-batch",
+        "1",
+        "--shape",
+        "FC8 x SW128",
+        "--recompute",
+        "full",
+    ];
+    let dir = std::env::temp_dir().join(format!("libra-scenario-system-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut with_system: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    with_system.extend(["--system".to_string(), "dgx-a100".to_string()]);
+    let (code, out, err) = run_cli(&with_system, None, Duration::from_secs(60));
+    assert_eq!(code, 0, "{err}");
+    let path = dir.join("s.json");
+    std::fs::write(&path, &out).unwrap();
+    let (code, out, err) = run_cli(
+        &[
+            "evaluate",
+            "--scenario",
+            path.to_str().unwrap(),
+            "--bw",
+            "300,25",
+        ]
+        .map(String::from),
+        None,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let compute = serde_json::from_str::<Value>(&out).unwrap()["compute_ns"]
+        .as_f64()
+        .unwrap();
+    let (code, out, err) = run_cli(
+        &[
+            "predict",
+            "--system",
+            "dgx-a100",
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            "1024",
+            "--tp",
+            "8",
+            "--pp",
+            "16",
+            "--dp",
+            "8",
+            "--micro-batch",
+            "1",
+        ]
+        .map(String::from),
+        None,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let p: Value = serde_json::from_str(&out).unwrap();
+    // The builder pays the layers on every one of the m + p - 1 = 192 + 15 slots (LIBRA's model
+    // has no separate bubble); the step model counts the bubble apart. Adam joins both.
+    let layers = p["breakdown"]["layers_ns"].as_f64().unwrap() * 207.0 / 192.0;
+    assert!(
+        (compute / layers - 1.0).abs() < 0.01,
+        "scenario compute {compute}, step model {layers}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -91,10 +91,13 @@ Usage: libra-studio pareto SCENARIO-INPUT --budgets LO:HI:N [constraints] [--csv
         page: "\
 Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
        libra-studio scenario --model M --npus N --tp T --pp P --dp D --shape S [--micro-batch B]
-                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
+                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD] [--system dgx-a100]
 
   --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
   --model ...    one co-design candidate as a scenario (optimize --scenario gives its time)
+  --system S     time its compute on a real system (docs/predict.md: matrix products by shape,
+                 memory-bound kernels, recomputation, host time per layer, the Adam step) instead
+                 of --peak-tflops x --efficiency; the network stays the design's
 ",
         reads_scenario: true,
     },
@@ -203,7 +206,7 @@ policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
         summary: "one training iteration of a transformer on a real system, as JSON",
         page: "\
 Usage: libra-studio predict --system dgx-a100|dgx-h100|SYSTEM.json --model custom|gpt3-175b|...
-                            [--layers L --hidden H --heads A --seq-len S --global-batch G]
+                            [--layers L --hidden H --ffn F --heads A --seq-len S --global-batch G]
                             --micro-batch B --npus N --tp T --pp P --dp D
                             [--recompute none|selective|full] [--vocab V]
 

@@ -42,8 +42,9 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 14] = [
+const PREDICT_OPTIONS: [&str; 15] = [
     "system",
+    "ffn",
     "model",
     "layers",
     "hidden",
@@ -97,6 +98,7 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
     let run = TrainingRun {
         layers: needed(&args, "layers", t.as_ref().map(|t| t.layers))?,
         hidden: needed(&args, "hidden", t.as_ref().map(|t| t.hidden))?,
+        ffn: whole(&args, "ffn")?.or(t.as_ref().map(|t| t.ffn)),
         heads: needed(&args, "heads", t.as_ref().map(|t| t.heads))?,
         seq_len: needed(&args, "seq-len", t.as_ref().map(|t| t.seq_len))?,
         vocab: whole(&args, "vocab")?

@@ -119,6 +119,7 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
         let run = TrainingRun {
             layers: whole(5)?,
             hidden: whole(3)?,
+            ffn: None,
             heads: whole(4)?,
             seq_len: whole(6)?,
             vocab: GPT2_VOCAB,

@@ -11,3 +11,4 @@ pub mod run;
 pub mod step;
 pub mod system;
 pub mod validation;
+pub mod workload;

@@ -34,6 +34,9 @@ impl Recompute {
 pub struct TrainingRun {
     pub layers: u32,
     pub hidden: u32,
+    /// The MLP's inner size (None: 4 x hidden, GPT's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ffn: Option<u32>,
     pub heads: u32,
     pub seq_len: u32,
     /// Vocabulary; padded, as Megatron does, to a multiple of 128 x TP.
@@ -87,6 +90,18 @@ impl TrainingRun {
         u64::from(self.tp) * u64::from(self.pp) * u64::from(self.dp)
     }
 
+    /// The MLP's inner size.
+    pub fn ffn(&self) -> f64 {
+        f64::from(self.ffn.unwrap_or(4 * self.hidden))
+    }
+
+    /// Parameters of one layer: attention `4 h^2 + 4 h`, MLP `2 h f + f + h`, two layer norms
+    /// `4 h` (`12 h^2 + 13 h` for GPT's `f = 4 h`).
+    pub fn layer_params(&self) -> f64 {
+        let (h, f) = (f64::from(self.hidden), self.ffn());
+        4.0 * h * h + 2.0 * h * f + 9.0 * h + f
+    }
+
     /// Micro-batches per iteration and pipeline.
     pub fn micro_batches(&self) -> u32 {
         self.global_batch / (self.micro_batch * self.dp)
@@ -103,6 +118,7 @@ impl TrainingRun {
         for (field, v) in [
             ("layers", self.layers),
             ("hidden", self.hidden),
+            ("ffn", self.ffn.unwrap_or(1)),
             ("heads", self.heads),
             ("seq_len", self.seq_len),
             ("vocab", self.vocab),

@@ -81,8 +81,9 @@ fn hierarchical(system: &System, n1: f64, n2: f64, bytes: f64) -> f64 {
     all_reduce(&system.scale_up, n1, bytes) + all_reduce(&system.scale_out, n2, bytes / n1)
 }
 
-/// Model FLOPs of one iteration without recomputation (Narayanan et al. 2021, eq. 3 without its
-/// recomputation pass): `72 G s L h^2 (1 + s / (6 h) + V / (12 L h))`.
+/// Model FLOPs of one iteration without recomputation: three times the forward pass's
+/// `2 G s (L (4 h^2 + 2 h f) + 2 L s h + V h)` (for `f = 4 h`, Narayanan et al. 2021's eq. 3
+/// without its recomputation pass: `72 G s L h^2 (1 + s / (6 h) + V / (12 L h))`).
 pub fn model_flops(run: &TrainingRun) -> f64 {
     let (g, s, l, h) = (
         f64::from(run.global_batch),
@@ -90,8 +91,87 @@ pub fn model_flops(run: &TrainingRun) -> f64 {
         f64::from(run.layers),
         f64::from(run.hidden),
     );
-    let v = f64::from(run.vocab);
-    72.0 * g * s * l * h * h * (1.0 + s / (6.0 * h) + v / (12.0 * l * h))
+    let (v, f) = (f64::from(run.vocab), run.ffn());
+    6.0 * g * s * (l * (4.0 * h * h + 2.0 * h * f) + 2.0 * l * s * h + v * h)
+}
+
+/// The GPU time of one block of one layer and micro-batch, by phase (s).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct BlockTimes {
+    pub forward: f64,
+    /// The input gradients, with the recomputation that precedes them.
+    pub input_grad: f64,
+    /// The weight gradients (the weight matrices' second product).
+    pub weight_grad: f64,
+}
+
+impl BlockTimes {
+    pub fn total(&self) -> f64 {
+        self.forward + self.input_grad + self.weight_grad
+    }
+}
+
+/// One layer of one micro-batch on one GPU: its attention block (QKV and projection products,
+/// the attention core, a layer norm, a bias-dropout-add, the QKV bias) and its MLP block (the two
+/// MLP products, a layer norm, a bias-dropout-add, bias and GeLU). The backward pass costs twice
+/// the forward: the weight gradients are each weight matrix's second product, the input
+/// gradients the rest; recomputation joins the input gradients.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LayerWork {
+    pub attention: BlockTimes,
+    pub mlp: BlockTimes,
+}
+
+impl LayerWork {
+    pub fn total(&self) -> f64 {
+        self.attention.total() + self.mlp.total()
+    }
+}
+
+/// The GPU work of one layer and micro-batch of `run` on `system` (no communication).
+pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
+    let c = &system.compute;
+    let peak = system.accelerator.bf16_tflops * 1e12 * c.gemm;
+    let hbm = system.accelerator.hbm_gbps * 1e9 * c.memory;
+    let kernel = c.kernel_us * 1e-6;
+    let gemm = |m: f64, n: f64, k: f64, batch: f64| {
+        let flops = 2.0 * m * n * k * batch;
+        let bytes = 2.0 * (m * k + k * n + m * n) * batch;
+        (flops / peak).max(bytes / hbm) + kernel
+    };
+    let (b, s, h, a) = (
+        f64::from(run.micro_batch),
+        f64::from(run.seq_len),
+        f64::from(run.hidden),
+        f64::from(run.heads),
+    );
+    let t = f64::from(run.tp);
+    let bs = b * s;
+    let heads = b * a / t;
+    let attention_products = gemm(bs, 3.0 * h / t, h, 1.0) + gemm(bs, h, h / t, 1.0);
+    let f = run.ffn();
+    let mlp_products = gemm(bs, f / t, h, 1.0) + gemm(bs, h, f / t, 1.0);
+    let core =
+        gemm(s, s, h / a, heads) + gemm(s, h / a, s, heads) + 2.0 * 4.5 * heads * s * s / hbm;
+    let attention_memory = 2.0 * (5.5 * bs * h + 2.0 * bs * h / t) / hbm;
+    let mlp_memory = 2.0 * (5.5 * bs * h + 2.0 * bs * f / t) / hbm;
+    let block = |products: f64, rest: f64, recomputed: f64| BlockTimes {
+        forward: products + rest,
+        input_grad: products + 2.0 * rest + recomputed,
+        weight_grad: products,
+    };
+    let (attention_again, mlp_again) = match run.recompute {
+        Recompute::Full => (
+            attention_products + core + attention_memory,
+            mlp_products + mlp_memory,
+        ),
+        Recompute::Selective => (core, 0.0),
+        Recompute::None => (0.0, 0.0),
+    };
+    LayerWork {
+        attention: block(attention_products, core + attention_memory, attention_again),
+        mlp: block(mlp_products, mlp_memory, mlp_again),
+    }
 }
 
 /// Predict one iteration of `run` (checked with [`TrainingRun::check`]) on `system`.
@@ -119,21 +199,12 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     let domain = f64::from(system.scale_up_npus);
 
     // One layer of one micro-batch.
-    let products = gemm(bs, 3.0 * h / t, h, 1.0)
-        + gemm(bs, h, h / t, 1.0)
-        + gemm(bs, 4.0 * h / t, h, 1.0)
-        + gemm(bs, h, 4.0 * h / t, 1.0);
-    let heads = b * a / t;
-    let core_products = gemm(s, s, h / a, heads) + gemm(s, h / a, s, heads);
-    let core_memory = 2.0 * 4.5 * heads * s * s / hbm;
-    let other_memory = 2.0 * (11.0 * bs * h + 10.0 * bs * h / t) / hbm;
-    let forward = products + core_products + core_memory + other_memory;
-    let (recomputed, recomputed_ars) = match run.recompute {
-        Recompute::Full => (forward, 2.0),
-        Recompute::Selective => (core_products + core_memory, 0.0),
-        Recompute::None => (0.0, 0.0),
+    let work = layer_work(system, run);
+    let gpu_layer = work.total();
+    let recomputed_ars = match run.recompute {
+        Recompute::Full => 2.0,
+        _ => 0.0,
     };
-    let gpu_layer = 3.0 * forward + recomputed;
     let activation = bs * h * 2.0;
     let tp_all_reduce = match t <= domain {
         true => all_reduce(&system.scale_up, t, activation),
@@ -159,7 +230,7 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     let bubble = (p - 1.0) * (slot + p2p);
 
     // After the flush: DP gradients and the optimizer.
-    let params = (12.0 * h * h + 13.0 * h) * stage_layers / t + v * h / t;
+    let params = run.layer_params() * stage_layers / t + v * h / t;
     let in_node = match t < domain {
         true => d.min(domain / t),
         false => 1.0,
@@ -220,6 +291,7 @@ mod tests {
         TrainingRun {
             layers: 40,
             hidden: 6144,
+            ffn: None,
             heads: 48,
             seq_len: 2048,
             vocab: 50_257,

@@ -223,12 +223,15 @@ to GPT-2's 50,257 for custom models, --recompute to full.
         summary: "fit a system's efficiencies and latencies to measured runs",
         page: "\
 Usage: libra-studio calibrate --system NAME|SYSTEM.json --runs RUNS.csv [--runs MORE.csv ...]
+                              [--hold PARAMETER,...]
 
 Least squares on the log of predicted over measured time, every file weighing the same. RUNS.csv
 has the columns of data/measured/megatron-a100-visible.csv (the parameter count may be left out).
 Prints the fitted system (a file every command takes) and, on standard error, each run's
 predicted and measured time. A row that cannot be laid on the system is refused by line and rule;
-a fit that does not converge says so and prints nothing.
+a fit that does not converge says so and prints nothing. --hold keeps parameters at the starting
+system's values (compute.gemm, compute.memory, compute.kernel_us, compute.host_us_per_layer,
+scale_up.efficiency, scale_up.latency_us, scale_out.efficiency, scale_out.latency_us).
 ",
         reads_scenario: false,
     },

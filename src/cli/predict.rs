@@ -5,12 +5,12 @@ use super::args::{ArgError, Args};
 use super::{inputs, Failure};
 use crate::codesign::preset::ModelPreset;
 use crate::format::number;
-use crate::predict::calibrate::{calibrate as fit, weighted, CalibrationError};
+use crate::predict::calibrate::{calibrate as fit, held, weighted, CalibrationError, PARAMETERS};
 use crate::predict::measured::{read_runs, MeasuredRun};
 use crate::predict::run::{Recompute, TrainingRun, GPT2_VOCAB};
 use crate::predict::step::{predict as step, Prediction};
 use crate::predict::system::{Calibration, System};
-use crate::predict::validation::{validate as held, Validation};
+use crate::predict::validation::{validate as compare, Validation};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
@@ -185,14 +185,30 @@ fn table(v: &Validation) -> String {
 /// output, the fit's error per run on standard error. A fit that does not converge says so and
 /// prints the system unchanged.
 pub fn calibrate(args: &[OsString], err: &mut dyn Write) -> Result<String, Failure> {
-    let args = Args::parse(args, &["system", "runs"], &[])?;
+    let args = Args::parse(args, &["system", "runs", "hold"], &[])?;
     args.no_positional()?;
     let start = system(&args)?;
+    let names: Vec<&str> = args
+        .one("hold")?
+        .map(|h| {
+            h.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let hold = held(&names).map_err(|name| ArgError::Bad {
+        option: "hold".into(),
+        message: format!(
+            "unknown parameter \"{name}\" (expected some of {})",
+            PARAMETERS.join(", ")
+        ),
+    })?;
     let (shown, sets) = runs_of(&args, &start)?;
     let (runs, weights) = weighted(sets);
-    match fit(&start, &runs, &weights) {
+    match fit(&start, &runs, &weights, &hold) {
         Ok(f) => {
-            let v = held(&f.system, &runs);
+            let v = compare(&f.system, &runs);
             let _ = writeln!(
                 err,
                 "{}calibrated in {} steps (sum of squared log errors {} -> {})",
@@ -227,7 +243,7 @@ pub fn validate(args: &[OsString], err: &mut dyn Write) -> Result<String, Failur
     args.no_positional()?;
     let system = system(&args)?;
     let (_, sets) = runs_of(&args, &system)?;
-    let v = held(&system, &sets.concat());
+    let v = compare(&system, &sets.concat());
     let _ = write!(err, "{}", table(&v));
     Ok(serde_json::to_string_pretty(&v).expect("json"))
 }

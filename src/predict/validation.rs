@@ -192,20 +192,20 @@ mod tests {
         .unwrap();
         let v = validate(&system, &runs);
         assert_eq!(v.runs, 41);
-        assert!(v.mean_abs_error <= 0.079, "mean {}", v.mean_abs_error);
-        assert!(v.median_abs_error <= 0.050, "median {}", v.median_abs_error);
-        assert!(v.worst_abs_error <= 0.421, "worst {}", v.worst_abs_error);
+        assert!(v.mean_abs_error <= 0.071, "mean {}", v.mean_abs_error);
+        assert!(v.median_abs_error <= 0.054, "median {}", v.median_abs_error);
+        assert!(v.worst_abs_error <= 0.461, "worst {}", v.worst_abs_error);
         let m36 = &v.models[0];
         let m184 = &v.models[1];
         assert_eq!((m36.model.as_str(), m184.model.as_str()), ("3.6B", "18.4B"));
         assert!(
-            m36.spearman >= 0.97 && m36.best_pick_ratio <= 1.0 + 1e-12,
+            m36.spearman >= 0.96 && m36.best_pick_ratio <= 1.0 + 1e-12,
             "{m36:?}"
         );
         assert!(
-            m184.spearman >= 0.66 && m184.best_pick_ratio <= 1.046,
+            m184.spearman >= 0.71 && m184.best_pick_ratio <= 1.046,
             "{m184:?}"
         );
-        assert!(m184.mean_abs_error <= 0.077, "{m184:?}");
+        assert!(m184.mean_abs_error <= 0.067, "{m184:?}");
     }
 }

@@ -42,8 +42,9 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 15] = [
+const PREDICT_OPTIONS: [&str; 16] = [
     "system",
+    "virtual-stages",
     "ffn",
     "model",
     "layers",
@@ -73,7 +74,7 @@ struct PredictReport<'a> {
 /// `predict --system S --model custom|PRESET [--layers --hidden --heads --seq-len --global-batch
 /// --vocab] --micro-batch B --npus N --tp T --pp P --dp D [--recompute none|selective|full]`.
 pub fn predict(args: &[OsString]) -> Result<String, Failure> {
-    let args = Args::parse(args, &PREDICT_OPTIONS, &[])?;
+    let args = Args::parse(args, &PREDICT_OPTIONS, &["overlap-dp"])?;
     args.no_positional()?;
     let system = system(&args)?;
     let key = args.required("model")?;
@@ -110,6 +111,8 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
         pp: needed(&args, "pp", None)?,
         dp: needed(&args, "dp", None)?,
         recompute,
+        virtual_stages: whole(&args, "virtual-stages")?.unwrap_or(1),
+        overlap_dp: args.flag("overlap-dp"),
     };
     let npus = needed(&args, "npus", None)?;
     run.check(&system, npus)

@@ -129,6 +129,8 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             pp: whole(9)?,
             dp: whole(8)?,
             recompute: Recompute::Full,
+            virtual_stages: 1,
+            overlap_dp: false,
         };
         run.check(system, npus)
             .map_err(|source| MeasuredError::Rule {

@@ -48,6 +48,16 @@ pub struct TrainingRun {
     pub dp: u32,
     #[serde(default)]
     pub recompute: Recompute,
+    /// Model chunks per pipeline stage (interleaved 1F1B when more than 1).
+    #[serde(default = "one")]
+    pub virtual_stages: u32,
+    /// The DP gradient reduction overlapped with the backward pass.
+    #[serde(default)]
+    pub overlap_dp: bool,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// GPT-2's vocabulary (the measured Megatron runs' tokenizer).
@@ -80,6 +90,13 @@ pub enum RunError {
     HiddenHeads { hidden: u32, heads: u32 },
     #[error("the {layers} layers are not divisible by PP {pp}")]
     Layers { layers: u32, pp: u32 },
+    #[error("interleaving {v} chunks per stage needs PP > 1, the {layers} layers divisible by PP x {v} and the {m} micro-batches by PP {pp}")]
+    Interleave {
+        v: u32,
+        layers: u32,
+        m: u32,
+        pp: u32,
+    },
     #[error("the global batch {global} is not a multiple of micro-batch x DP = {micro} x {dp}")]
     Batch { global: u32, micro: u32, dp: u32 },
 }
@@ -127,6 +144,7 @@ impl TrainingRun {
             ("tp", self.tp),
             ("pp", self.pp),
             ("dp", self.dp),
+            ("virtual_stages", self.virtual_stages),
         ] {
             if v == 0 {
                 return Err(RunError::Zero { field });
@@ -179,6 +197,19 @@ impl TrainingRun {
                 global: self.global_batch,
                 micro: self.micro_batch,
                 dp: self.dp,
+            });
+        }
+        let v = self.virtual_stages;
+        if v > 1
+            && (self.pp == 1
+                || !self.layers.is_multiple_of(self.pp * v)
+                || !self.micro_batches().is_multiple_of(self.pp))
+        {
+            return Err(RunError::Interleave {
+                v,
+                layers: self.layers,
+                m: self.micro_batches(),
+                pp: self.pp,
             });
         }
         Ok(())

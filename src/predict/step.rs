@@ -22,9 +22,12 @@
 //!   fp32 cross entropy). 1F1B: `(m + p - 1)` slots of the slowest stage, each with its pipeline
 //!   send and receive (`b s h / t` 2-byte elements each way, scattered over TP; on the scale-out
 //!   tier when `t d` fills a node).
-//! - After the flush (no overlap, as the measured runs): the DP all-reduce of the 2-byte
-//!   gradients (in-node part, then across nodes), and the Adam step at HBM speed (32 bytes per
-//!   parameter: fp32 master weights, two moments, fp16 weights and gradients read and written).
+//! - After the flush (unless overlapped; the measured runs do not overlap it): the DP all-reduce
+//!   of the 2-byte gradients (in-node part, then across nodes), and the Adam step at HBM speed
+//!   (32 bytes per parameter: fp32 master weights, two moments, fp16 weights and gradients read
+//!   and written). Overlapped, only what outlasts the last micro-batch's backward pass shows, and
+//!   at least the last layer's share.
+//! - Interleaved 1F1B with `v` chunks per stage: `v` times the sends, `(p - 1) / v` bubble slots.
 
 use super::run::{Recompute, TrainingRun};
 use super::system::{System, Tier};
@@ -223,11 +226,14 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         true => &system.scale_out,
         false => &system.scale_up,
     };
+    // Interleaved 1F1B (Narayanan et al. 2021): v chunks per stage cross v times as many stage
+    // boundaries per micro-batch and shrink the bubble to (p - 1) / v slots.
+    let chunks = f64::from(run.virtual_stages.max(1));
     let p2p = match run.pp > 1 {
-        true => 2.0 * (pp_tier.latency_us * 1e-6 + activation / t / pp_tier.bytes_per_s()),
+        true => 2.0 * chunks * (pp_tier.latency_us * 1e-6 + activation / t / pp_tier.bytes_per_s()),
         false => 0.0,
     };
-    let bubble = (p - 1.0) * (slot + p2p);
+    let bubble = (p - 1.0) / chunks * (slot + p2p);
 
     // After the flush: DP gradients and the optimizer.
     let params = run.layer_params() * stage_layers / t + v * h / t;
@@ -236,6 +242,16 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         false => 1.0,
     };
     let mut dp_comm = hierarchical(system, in_node, d / in_node, 2.0 * params);
+    if run.overlap_dp {
+        // Buckets reduced while the last micro-batch's backward pass runs: only what outlasts
+        // it shows, and at least the last layer's bucket (its gradients come last).
+        let window = stage_layers
+            * (work.attention.input_grad
+                + work.attention.weight_grad
+                + work.mlp.input_grad
+                + work.mlp.weight_grad);
+        dp_comm = (dp_comm - window).max(dp_comm / stage_layers);
+    }
     if run.pp > 1 {
         // The tied embedding's gradients between the first and the last stage.
         dp_comm += all_reduce(pp_tier, 2.0, 2.0 * v * h / t);
@@ -301,6 +317,8 @@ mod tests {
             pp,
             dp,
             recompute: Recompute::Full,
+            virtual_stages: 1,
+            overlap_dp: false,
         }
     }
 
@@ -356,6 +374,45 @@ mod tests {
         // The attention core's products are memory-bound here, so the layer is a little longer.
         let got = p.breakdown.layers_ns * 1e-9;
         assert!(got >= want * 0.999 && got <= want * 1.05, "{got} vs {want}");
+    }
+
+    #[test]
+    fn interleaving_divides_the_bubble_and_multiplies_the_sends() {
+        let system = System::dgx_a100();
+        let mut r = run(8, 4, 8, 2);
+        let plain = predict(&system, &r);
+        r.virtual_stages = 2;
+        r.check(&system, 256).unwrap();
+        let two = predict(&system, &r);
+        let (a, b) = (&plain.breakdown, &two.breakdown);
+        assert!((b.pipeline_p2p_ns - 2.0 * a.pipeline_p2p_ns).abs() < 1e-6 * a.pipeline_p2p_ns);
+        // The bubble is (p - 1) / v slots, each slot now with twice the sends.
+        let slot = |x: &Breakdown, m: f64| {
+            (x.layers_ns + x.logits_ns + x.host_wait_ns + x.tp_comm_ns + x.pipeline_p2p_ns) / m
+        };
+        let m = f64::from(r.micro_batches());
+        assert!((b.pipeline_bubble_ns - 1.5 * slot(b, m)).abs() < 1e-6 * b.pipeline_bubble_ns);
+        assert!(b.pipeline_bubble_ns < a.pipeline_bubble_ns);
+        // Chunks must divide the layers per stage, and the micro-batches the stages.
+        r.virtual_stages = 3;
+        assert!(r.check(&system, 256).is_err());
+        r.virtual_stages = 2;
+        r.pp = 1;
+        r.dp = 32;
+        assert!(r.check(&system, 256).is_err());
+    }
+
+    #[test]
+    fn overlapping_the_dp_reduction_hides_what_the_backward_pass_covers() {
+        let system = System::dgx_a100();
+        let mut r = run(1, 8, 32, 4);
+        let exposed = predict(&system, &r).breakdown.dp_comm_ns;
+        r.overlap_dp = true;
+        let hidden = predict(&system, &r).breakdown.dp_comm_ns;
+        assert!(hidden < exposed, "{hidden} vs {exposed}");
+        // At least the last layer's bucket stays: 1 / (L/p) of the reduction (and the tied
+        // embedding's, which follows it).
+        assert!(hidden >= exposed / 5.0 - 1.0, "{hidden} vs {exposed}");
     }
 
     #[test]

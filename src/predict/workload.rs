@@ -26,6 +26,8 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         pp: t.parallelism.pp,
         dp: t.parallelism.dp,
         recompute,
+        virtual_stages: 1,
+        overlap_dp: false,
     }
 }
 

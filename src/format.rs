@@ -14,15 +14,28 @@ pub fn usd(value: f64) -> String {
     format!("{sign}${grouped}")
 }
 
-/// A number as a person reads it in a message: plain when moderate (`500`, `0.25`), in scientific
-/// notation when very large or very small (`1e-310`, `5e11`), never hundreds of digits.
+/// A number as a person reads it in a message: plain when moderate (`500`, `0.25`), in short
+/// scientific notation when very large or very small (`1e-310`, `5e11`, `1.23457e-300`: at most
+/// six significant digits), never hundreds of digits.
 pub fn number(value: f64) -> String {
     let a = value.abs();
     if a == 0.0 || (1e-4..1e9).contains(&a) || !a.is_finite() {
-        format!("{value}")
-    } else {
-        format!("{value:e}")
+        return format!("{value}");
     }
+    let shortest = format!("{value:e}");
+    if shortest
+        .split_once('e')
+        .is_some_and(|(m, _)| m.trim_start_matches('-').len() <= 7)
+    {
+        return shortest;
+    }
+    let text = format!("{value:.5e}");
+    let (mantissa, exponent) = text.split_once('e').expect("scientific notation");
+    let mantissa = match mantissa.contains('.') {
+        true => mantissa.trim_end_matches('0').trim_end_matches('.'),
+        false => mantissa,
+    };
+    format!("{mantissa}e{exponent}")
 }
 
 /// A duration given in ns, in the unit that reads best: `775045208.4` -> `"775.05 ms"`.

@@ -14,6 +14,7 @@ pub mod model;
 pub mod optimize;
 pub mod order;
 pub mod permalink;
+pub mod predict;
 pub mod presets;
 pub mod routing;
 pub mod session;

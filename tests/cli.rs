@@ -884,3 +884,263 @@ fn the_command_line_follows_the_conventions() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn predict_prints_an_iteration_with_its_parts_and_refuses_runs_that_do_not_fit() {
+    let args = |extra: &[&str]| {
+        let mut a: Vec<String> = [
+            "predict",
+            "--system",
+            "dgx-a100",
+            "--model",
+            "custom",
+            "--layers",
+            "40",
+            "--hidden",
+            "6144",
+            "--heads",
+            "48",
+            "--seq-len",
+            "2048",
+            "--global-batch",
+            "1024",
+            "--micro-batch",
+            "8",
+            "--npus",
+            "256",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let (code, out, err) = run_cli(
+        &args(&["--tp", "8", "--pp", "1", "--dp", "32"]),
+        None,
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "time_ns",
+        "compute_ns",
+        "exposed_comm_ns",
+        "tflops_per_npu",
+        "mfu",
+        "memory_gb",
+    ] {
+        assert!(v[key].as_f64().is_some_and(|x| x > 0.0), "{key}: {out}");
+    }
+    // The measured run (data/measured, line 28): 9,603.6 ms; the calibration is within 10%.
+    let ms = v["time_ns"].as_f64().unwrap() / 1e6;
+    assert!((ms / 9603.6 - 1.0).abs() < 0.10, "{ms} ms");
+    for (extra, says) in [
+        (
+            vec!["--tp", "8", "--pp", "1", "--dp", "16"],
+            "TP x PP x DP = 8 x 1 x 16 = 128, not the 256 NPUs",
+        ),
+        (
+            vec!["--tp", "32", "--pp", "1", "--dp", "8"],
+            "the 48 attention heads are not divisible by TP 32",
+        ),
+        (vec!["--tp", "8", "--pp", "3", "--dp", "32"], "TP x PP x DP"),
+        (
+            vec![
+                "--tp",
+                "8",
+                "--pp",
+                "1",
+                "--dp",
+                "32",
+                "--recompute",
+                "some",
+            ],
+            "\"some\" is not none, selective or full",
+        ),
+    ] {
+        let (code, _, err) = run_cli(&args(&extra), None, std::time::Duration::from_secs(30));
+        assert!(matches!(code, 1 | 2), "{extra:?}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+    }
+    let (code, _, err) = run_cli(
+        &[
+            "predict",
+            "--system",
+            "tpu-v9",
+            "--model",
+            "gpt3-175b",
+            "--micro-batch",
+            "1",
+            "--npus",
+            "8",
+            "--tp",
+            "8",
+            "--pp",
+            "1",
+            "--dp",
+            "1",
+        ]
+        .map(String::from),
+        None,
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown system \"tpu-v9\""), "{err}");
+}
+
+#[test]
+fn calibrate_fits_a_system_every_command_takes_and_names_bad_rows() {
+    let dir = std::env::temp_dir().join(format!("libra-calibrate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let visible = format!(
+        "{}/data/measured/megatron-a100-visible.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (code, out, err) = run_cli(
+        &[
+            "calibrate",
+            "--system",
+            "dgx-a100-uncalibrated",
+            "--runs",
+            &visible,
+        ]
+        .map(String::from),
+        None,
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    // The fit's error per row on standard error, the system on standard output.
+    assert!(err.contains("41 runs: mean"), "{err}");
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("18.4B") && l.contains('%'))
+            .count(),
+        16
+    );
+    let system = dir.join("mine.json");
+    std::fs::write(&system, &out).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["calibration"]["rows"], 41);
+    assert!(v["calibration"]["mean_abs_error"].as_f64().unwrap() < 0.08);
+    // The file is a system `predict` and `validate` take.
+    let (code, _, err) = run_cli(
+        &[
+            "validate",
+            "--system",
+            system.to_str().unwrap(),
+            "--runs",
+            &visible,
+        ]
+        .map(String::from),
+        None,
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    // A row that cannot be laid on the system.
+    let bad = dir.join("bad.csv");
+    let text = std::fs::read_to_string(&visible).unwrap();
+    std::fs::write(
+        &bad,
+        text.replacen(
+            "3.6,64,512,8,3072,32,30,2048,1,64,1",
+            "3.6,64,512,8,3072,32,30,2048,3,64,1",
+            1,
+        ),
+    )
+    .unwrap();
+    let (code, _, err) = run_cli(
+        &[
+            "calibrate",
+            "--system",
+            "dgx-a100",
+            "--runs",
+            bad.to_str().unwrap(),
+        ]
+        .map(String::from),
+        None,
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("line 2: the run cannot be laid on dgx-a100: TP x PP x DP = 3 x 1 x 64 = 192, not the 64 NPUs"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_candidates_scenario_takes_its_compute_from_a_system_when_asked() {
+    let base = [
+        "scenario",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "1024",
+        "--tp",
+        "8",
+        "--pp",
+        "16",
+        "--dp",
+        "8",
+        "--micro-batch",
+        "1",
+        "--shape",
+        "FC8 x SW128",
+        "--recompute",
+        "full",
+    ];
+    let dir = std::env::temp_dir().join(format!("libra-scenario-system-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut with_system: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    with_system.extend(["--system".to_string(), "dgx-a100".to_string()]);
+    let (code, out, err) = run_cli(&with_system, None, Duration::from_secs(60));
+    assert_eq!(code, 0, "{err}");
+    let path = dir.join("s.json");
+    std::fs::write(&path, &out).unwrap();
+    let (code, out, err) = run_cli(
+        &[
+            "evaluate",
+            "--scenario",
+            path.to_str().unwrap(),
+            "--bw",
+            "300,25",
+        ]
+        .map(String::from),
+        None,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let compute = serde_json::from_str::<Value>(&out).unwrap()["compute_ns"]
+        .as_f64()
+        .unwrap();
+    let (code, out, err) = run_cli(
+        &[
+            "predict",
+            "--system",
+            "dgx-a100",
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            "1024",
+            "--tp",
+            "8",
+            "--pp",
+            "16",
+            "--dp",
+            "8",
+            "--micro-batch",
+            "1",
+        ]
+        .map(String::from),
+        None,
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let p: Value = serde_json::from_str(&out).unwrap();
+    // The builder pays the layers on every one of the m + p - 1 = 192 + 15 slots (LIBRA's model
+    // has no separate bubble); the step model counts the bubble apart. Adam joins both.
+    let layers = p["breakdown"]["layers_ns"].as_f64().unwrap() * 207.0 / 192.0;
+    assert!(
+        (compute / layers - 1.0).abs() < 0.01,
+        "scenario compute {compute}, step model {layers}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -355,7 +355,7 @@ fn hostile_traces_are_refused_by_name() {
         ),
         (
             vec!["trace", "--tors", "0"],
-            "network.tors: 0 must be a positive number",
+            "network.tors: 0 must be at least 1",
         ),
         (
             vec!["trace", "--tors", "100000", "--hosts-per-tor", "100000"],
@@ -428,5 +428,372 @@ fn hostile_traces_are_refused_by_name() {
     let (code, _, err) = run(&["simulate", file]);
     assert!(refused(code));
     assert!(err.contains(file), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+// Issue 32: hangs, crashes, wrong answers and misleading messages found by an adversarial user.
+
+/// A scratch directory of this test process, removed by the caller.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("libra-32-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small generated trace (4 ToRs x 2 spines x 32 NICs, `jobs` BLOOM jobs in rings of 2, one
+/// at a time: each holds 96 NICs).
+fn small_trace(jobs: u32) -> Value {
+    let jobs = jobs.to_string();
+    let (code, out, err) = run(&[
+        "trace",
+        "--tors",
+        "4",
+        "--spines",
+        "2",
+        "--jobs",
+        &jobs,
+        "--mix",
+        "bloom",
+        "--ring-size",
+        "2",
+        "--iterations",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    json(&out)
+}
+
+fn simulate_json(dir: &std::path::Path, trace: &Value, extra: &[&str]) -> (i32, String, String) {
+    let path = dir.join("trace.json");
+    std::fs::write(&path, trace.to_string()).unwrap();
+    let mut args = vec!["simulate", path.to_str().unwrap()];
+    args.extend(extra);
+    run(&args)
+}
+
+#[test]
+fn a_rerouting_period_not_exact_in_binary_still_advances_the_clock() {
+    // Finding 1: the next timer was floor(t/s)*s + s, which rounds back to t for s = 0.1 at
+    // t = 0.3: `simulate --reroute every:0.1` never finished, even with one job.
+    let dir = scratch("reroute");
+    let trace = small_trace(1);
+    for period in ["0.1", "0.2", "0.3", "0.7", "1.1"] {
+        let reroute = format!("every:{period}");
+        let (code, out, err) = simulate_json(&dir, &trace, &["--reroute", &reroute]);
+        assert_eq!(code, 0, "{reroute}: {err}");
+        let r = json(&out);
+        let makespan = r["makespan_s"].as_f64().unwrap();
+        let s: f64 = period.parse().unwrap();
+        // One full recomputation per period while the job runs.
+        let reroutes = r["reroutes"].as_f64().unwrap();
+        assert!(
+            (reroutes - (makespan / s).floor()).abs() <= 2.0,
+            "{reroute}: {reroutes} reroutes in {makespan} s"
+        );
+    }
+    // Periods the simulation cannot keep are refused, naming the least and the most.
+    for bad in [
+        "every:0.0001",
+        "every:1e-300",
+        "every:-1",
+        "every:1e300",
+        "every:nan",
+    ] {
+        let (code, out, err) = simulate_json(&dir, &trace, &["--reroute", bad]);
+        assert_eq!(code, 2, "{bad}: {out}");
+        assert!(err.contains("a period from 0.001 to 1e9 s"), "{bad}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_outage_that_ends_is_simulated_through() {
+    // Finding 5: every spine down at 2 s and back at 10 s was refused as "the simulation
+    // cannot finish" for every policy; the jobs' flows wait at rate 0 and go on at 10 s.
+    let dir = scratch("outage");
+    let mut trace = small_trace(3);
+    trace["failures"] = serde_json::json!([
+        {"spine": 0, "at_s": 2.0, "recover_s": 10.0},
+        {"spine": 1, "at_s": 2.0, "recover_s": 10.0},
+    ]);
+    let (_, healthy, _) = {
+        let mut t = trace.clone();
+        t["failures"] = serde_json::json!([]);
+        simulate_json(&dir, &t, &["--policy", "ecmp"])
+    };
+    let healthy = json(&healthy)["makespan_s"].as_f64().unwrap();
+    assert!(healthy > 2.0, "the jobs must be running at 2 s: {healthy}");
+    for policy in ["ecmp", "greedy", "edge-coloring", "annealing", "optimal"] {
+        let (code, out, err) = simulate_json(&dir, &trace, &["--policy", policy]);
+        assert_eq!(code, 0, "{policy}: {err}");
+        let r = json(&out);
+        let makespan = r["makespan_s"].as_f64().unwrap();
+        // Nothing crosses the fabric from 2 s to 10 s: the run ends at least 8 s later, less
+        // what was computed meanwhile.
+        assert!(makespan > 10.0, "{policy}: makespan {makespan}");
+        assert!(
+            makespan < healthy + 8.0 + 1e-9,
+            "{policy}: makespan {makespan}"
+        );
+    }
+    // Never recovering is still refused, saying so.
+    trace["failures"] = serde_json::json!([{"spine": 0, "at_s": 2.0}, {"spine": 1, "at_s": 2.0}]);
+    let (code, _, err) = simulate_json(&dir, &trace, &[]);
+    assert!(refused(code));
+    assert!(err.contains("none recovers"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn times_past_the_simulated_clocks_limit_are_refused_naming_it() {
+    // Finding 5: arrivals at 1e300 s lost their durations to rounding (JCT 0, slowdown 0,
+    // throughput 1.35e308).
+    let dir = scratch("times");
+    let mut trace = small_trace(2);
+    trace["jobs"][1]["arrival_s"] = serde_json::json!(1e300);
+    let (code, out, err) = simulate_json(&dir, &trace, &[]);
+    assert!(refused(code), "{out}");
+    assert!(
+        err.contains("arrival_s 1e300 must be a time from 0 to 1e9 s"),
+        "{err}"
+    );
+    // At the limit, durations are kept: a job arriving at 1e9 s has its own JCT.
+    trace["jobs"][1]["arrival_s"] = serde_json::json!(1e9);
+    let (code, out, err) = simulate_json(&dir, &trace, &[]);
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    let jcts: Vec<f64> = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jct_s"].as_f64().unwrap())
+        .collect();
+    assert!(
+        (jcts[1] - jcts[0]).abs() < 1e-6 * jcts[0],
+        "the same job alone at 0 and at 1e9 s: {jcts:?}"
+    );
+    // A generated trace whose rate puts arrivals past the limit says so.
+    let (code, _, err) = run(&["trace", "--arrival-rate", "1e-300"]);
+    assert!(refused(code));
+    assert!(err.contains("arrival_rate 1e-300"), "{err}");
+    assert!(err.contains("1e9 s"), "{err}");
+    // A link so slow that the run passes the limit stops there, saying so.
+    let mut slow = small_trace(1);
+    slow["network"]["link_gbps"] = serde_json::json!(1e-6);
+    slow["network"]["nic_gbps"] = serde_json::json!(1e-6);
+    slow["jobs"][0]["chunk_bytes"] = serde_json::json!(1e12);
+    let (code, _, err) = simulate_json(&dir, &slow, &[]);
+    assert!(refused(code));
+    assert!(err.contains("passed 1e10 s"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn unknown_fields_of_our_formats_are_refused_by_name() {
+    // Finding 5: "recover_at" (for recover_s) never recovered and "failed_spinez" failed
+    // nothing, with exit 0.
+    let dir = scratch("fields");
+    let mut trace = small_trace(1);
+    trace["failures"] = serde_json::json!([{"spine": 0, "at_s": 1.0, "recover_at": 5.0}]);
+    let (code, _, err) = simulate_json(&dir, &trace, &[]);
+    assert!(refused(code));
+    assert!(err.contains("recover_at"), "{err}");
+    let (code, out, err) = run(&[
+        "route-scenario",
+        "--tors",
+        "4",
+        "--spines",
+        "2",
+        "--hosts-per-tor",
+        "4",
+        "--jobs",
+        "1",
+        "--ring-size",
+        "4",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut sc = json(&out);
+    sc["network"]["failed_spinez"] = serde_json::json!([0]);
+    let path = dir.join("scenario.json");
+    std::fs::write(&path, sc.to_string()).unwrap();
+    let (code, _, err) = run(&["route", path.to_str().unwrap()]);
+    assert!(refused(code));
+    assert!(err.contains("failed_spinez"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_trace_written_by_trace_is_read_by_simulate_and_an_empty_one_prints_no_negative_zero() {
+    let dir = scratch("roundtrip");
+    // Failed spines and links with a recovery, as `trace` writes them.
+    let (code, out, err) = run(&[
+        "trace",
+        "--tors",
+        "4",
+        "--spines",
+        "4",
+        "--jobs",
+        "3",
+        "--mix",
+        "bloom",
+        "--ring-size",
+        "2",
+        "--failed-spines",
+        "1",
+        "--failed-links",
+        "2",
+        "--fail-at",
+        "1",
+        "--recover-at",
+        "3",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let path = dir.join("t.json");
+    std::fs::write(&path, &out).unwrap();
+    let (code, _, err) = run(&["simulate", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let mut empty = json(&out);
+    empty["jobs"] = serde_json::json!([]);
+    empty["failures"] = serde_json::json!([]);
+    let (code, out, err) = simulate_json(&dir, &empty, &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("-0.0"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn small_command_line_messages_say_what_is_wrong() {
+    for (args, says) in [
+        (
+            vec![
+                "codesign",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "64",
+                "--budget",
+                "1e7",
+                "--vocab",
+                "4294967296",
+            ],
+            "at most 4294967295 here",
+        ),
+        (
+            vec!["trace", "--seed", "-1"],
+            "--seed: expected a whole number, got \"-1\" (it cannot be negative)",
+        ),
+        (
+            vec!["trace", "--spines", "32", "--failed-spines", "33"],
+            "33 failed spines asked for, but the fabric has 32",
+        ),
+        (
+            vec![
+                "trace",
+                "--tors",
+                "2",
+                "--spines",
+                "2",
+                "--failed-links",
+                "5",
+            ],
+            "5 failed ToR-spine uplinks asked for, but the fabric has 4",
+        ),
+        (
+            vec!["sweep", "--axis", "ring-size", "--policies", ""],
+            "--policies: unknown policy \"\"",
+        ),
+        (
+            vec![
+                "codesign",
+                "--model",
+                "gpt3-175b",
+                "--npus",
+                "64",
+                "--budgets",
+                "1e8:1e7:4",
+            ],
+            "HI must be at least LO",
+        ),
+    ] {
+        let (code, out, err) = run(&args);
+        assert!(refused(code), "{args:?}: {out}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn codesign_takes_a_cost_files_own_tiers_and_names_why_nothing_was_solved() {
+    // Finding 5: a cost file whose tiers have their own names never found a shape and blamed
+    // the tier limits. Finding 6: a compile failure was counted as "cannot be laid".
+    let dir = scratch("codesign-cost");
+    let own = dir.join("own.yml");
+    std::fs::write(
+        &own,
+        "nvlink:\n  Link: 4\n\nib:\n  Link: 8\n  Switch: 18\n  Nic: 30\n",
+    )
+    .unwrap();
+    let base = [
+        "codesign",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "256",
+        "--budget",
+        "1e8",
+        "--cost",
+    ];
+    let mut args: Vec<&str> = base.to_vec();
+    args.push(own.to_str().unwrap());
+    let (code, out, err) = run(&args);
+    assert_eq!(code, 0, "{err}");
+    let r = json(&out);
+    let best = r["best"].to_string();
+    assert!(best.contains("nvlink") && best.contains("ib"), "{best}");
+    // A Switch needs switch and NIC costs: LIBRA's tiers with the pod's taken away.
+    let unpriced = dir.join("unpriced.yml");
+    std::fs::write(
+        &unpriced,
+        "InterChiplet:\n  Link: 2\nInterPackage:\n  Link: 4\nInterNode:\n  Link: 4\nInterPod:\n  Link: 7.8\n",
+    )
+    .unwrap();
+    let mut args: Vec<&str> = base.to_vec();
+    args.push(unpriced.to_str().unwrap());
+    let (code, _, err) = run(&args);
+    assert!(refused(code));
+    assert!(err.contains("could not be priced or compiled"), "{err}");
+    assert!(err.contains("no switch cost"), "{err}");
+    assert!(!err.contains("can be laid onto a shape within"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn yaml_with_old_mac_line_ends_or_text_after_a_flow_sequence_is_read_or_named() {
+    // Finding 6: CR-only line ends were read as one comment line ("missing key Topology");
+    // `]#c` was reported as an unclosed flow sequence.
+    let net = common::read("network", "4d_network.yml");
+    let dir = scratch("yaml");
+    // The same file name in two folders: the scenario is named after it.
+    let (cr, lf) = (dir.join("cr/net.yml"), dir.join("lf/net.yml"));
+    std::fs::create_dir_all(dir.join("cr")).unwrap();
+    std::fs::create_dir_all(dir.join("lf")).unwrap();
+    std::fs::write(&cr, net.replace("\r\n", "\n").replace('\n', "\r")).unwrap();
+    std::fs::write(&lf, &net).unwrap();
+    let evaluate = |network: &std::path::Path| {
+        let mut args = with_files("evaluate", &["--bw", "100,100,100,100"]);
+        let at = args.iter().position(|a| a == "--network").unwrap();
+        args[at + 1] = network.to_str().unwrap().to_string();
+        run_cli(&args, None, Duration::from_secs(30))
+    };
+    let (code, from_cr, err) = evaluate(&cr);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from_cr, evaluate(&lf).1);
+    let flow = dir.join("flow.yml");
+    let bad = net.replacen(']', "]#c", 1);
+    assert_ne!(bad, net, "the network file has a flow sequence");
+    std::fs::write(&flow, bad).unwrap();
+    let (code, _, err) = evaluate(&flow);
+    assert!(refused(code));
+    assert!(err.contains("text after the flow sequence's ]"), "{err}");
+    assert!(err.contains("a comment needs a space before #"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }

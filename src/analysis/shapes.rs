@@ -13,7 +13,7 @@
 //! bounds and linear constraints of the base refer to its own dimensions and do not carry over).
 
 use crate::model::communicator::CommunicatorError;
-use crate::model::cost::CostModel;
+use crate::model::cost::{CostModel, CostTier};
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::{Constraints, Objective, Scenario};
 use crate::optimize::problem::{compile, CompileError, Problem};
@@ -53,6 +53,38 @@ pub fn libra_layouts() -> Vec<Vec<DimKind>> {
             sw("InterPod"),
         ],
     ]
+}
+
+/// The kinds and tiers to lay shapes on for `costs`: LIBRA's layouts whose tiers it has; when it
+/// has none of them (a cost file with tiers of its own names), its own tiers inner to outer in
+/// the file's order, LIBRA's way: for 2 to 4 dimensions, the first 1 to 3 tiers and then the last,
+/// each a Switch when the tier prices switches and NICs, else a Ring.
+pub fn layouts_of(costs: &CostModel) -> Vec<Vec<DimKind>> {
+    let has = |tier: &str| costs.tier(tier).is_some();
+    let libra: Vec<Vec<DimKind>> = libra_layouts()
+        .into_iter()
+        .filter(|l| l.iter().all(|k| has(&k.tier)))
+        .collect();
+    if !libra.is_empty() {
+        return libra;
+    }
+    let kind = |t: &CostTier| {
+        let topology = match (t.switch, t.nic) {
+            (Some(_), Some(_)) => Topology::Switch,
+            _ => Topology::Ring,
+        };
+        DimKind::new(topology, &t.name)
+    };
+    let tiers = &costs.tiers;
+    (2..=tiers.len().min(4))
+        .map(|k| {
+            tiers[..k - 1]
+                .iter()
+                .chain(tiers.last())
+                .map(kind)
+                .collect()
+        })
+        .collect()
 }
 
 /// All ordered factorizations of `npus` into `parts` factors, each at least 2. The factors are

@@ -115,7 +115,7 @@ impl Args {
                     .filter(|v| valid(v))
                     .ok_or_else(|| ArgError::Bad {
                         option: name.to_string(),
-                        message: format!("expected {expected}, got \"{t}\""),
+                        message: format!("expected {expected}, got \"{t}\"{}", range_of::<T>(t)),
                     })
             })
             .transpose()
@@ -149,6 +149,17 @@ impl Args {
                     .ok_or_else(|| ArgError::NotUtf8(name.to_string()))
             })
             .collect()
+    }
+
+    /// Every value of a repeatable option, as file names (which need not be UTF-8).
+    pub fn all_paths(&self, name: &str) -> Result<Vec<&OsStr>, ArgError> {
+        Ok(self
+            .values
+            .get(name)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .map(OsString::as_os_str)
+            .collect())
     }
 
     pub fn flag(&self, name: &str) -> bool {
@@ -191,6 +202,34 @@ pub fn number_list(option: &str, text: &str) -> Result<Vec<f64>, ArgError> {
             })
         })
         .collect()
+}
+
+/// What a value of type `T` is, for a message: "a whole number" or "a number".
+pub fn kind_of<T>() -> &'static str {
+    match std::any::type_name::<T>() {
+        "u8" | "u16" | "u32" | "u64" | "usize" => "a whole number",
+        _ => "a number",
+    }
+}
+
+/// For a number that a whole-number option cannot hold, why: `" (at most 4294967295 here)"`,
+/// `" (it cannot be negative)"` or `" (it must be whole)"`; else nothing.
+fn range_of<T>(text: &str) -> String {
+    let max = match std::any::type_name::<T>() {
+        "u8" => u64::from(u8::MAX),
+        "u16" => u64::from(u16::MAX),
+        "u32" => u64::from(u32::MAX),
+        "u64" | "usize" => u64::MAX,
+        _ => return String::new(),
+    };
+    match text.trim().parse::<f64>() {
+        Ok(v) if v < 0.0 => " (it cannot be negative)".into(),
+        Ok(v) if v > max as f64 || (v == max as f64 && text.trim().parse::<u128>().is_ok()) => {
+            format!(" (at most {max} here)")
+        }
+        Ok(v) if v.fract() != 0.0 => " (it must be whole)".into(),
+        _ => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -251,7 +290,7 @@ mod tests {
             .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "--moves: expected a whole number, got \"-3\""
+            "--moves: expected a whole number, got \"-3\" (it cannot be negative)"
         );
         let e = a
             .parsed::<f64>("limit", "at most 2 seconds", |s| *s <= 2.0)

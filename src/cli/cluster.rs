@@ -4,7 +4,9 @@ use super::args::{ArgError, Args};
 use super::inputs;
 use super::Failure;
 use crate::cluster::placement::Placement;
+use crate::cluster::simulate::MIN_REROUTE_PERIOD_S;
 use crate::cluster::sweep::{sweep, Axis};
+use crate::cluster::trace::MAX_TIME_S;
 use crate::cluster::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
 use crate::cluster::{simulate, Policy, Reroute, SimOptions};
 use crate::routing::paper_jobs::PaperModel;
@@ -15,7 +17,9 @@ fn number<T: std::str::FromStr>(
     name: &'static str,
     default: T,
 ) -> Result<T, ArgError> {
-    Ok(args.parsed(name, "a number", |_| true)?.unwrap_or(default))
+    Ok(args
+        .parsed(name, super::args::kind_of::<T>(), |_| true)?
+        .unwrap_or(default))
 }
 
 /// `trace --tors T --spines S --hosts-per-tor H --jobs J --arrival-rate PER_S --iterations I
@@ -105,9 +109,9 @@ fn spec(args: &Args) -> Result<TraceSpec, Failure> {
     Ok(spec)
 }
 
-fn policy_of(key: &str) -> Result<Policy, ArgError> {
+fn policy_of(option: &str, key: &str) -> Result<Policy, ArgError> {
     Policy::from_key(key).ok_or_else(|| ArgError::Bad {
-        option: "policy".into(),
+        option: option.into(),
         message: format!(
             "unknown policy \"{key}\": {}",
             Policy::ALL.map(|p| p.key()).join(", ")
@@ -120,7 +124,9 @@ fn reroute_of(args: &Args) -> Result<Reroute, ArgError> {
     Reroute::parse(reroute).ok_or_else(|| ArgError::Bad {
         option: "reroute".into(),
         message: format!(
-            "\"{reroute}\" is not arrival, every:SECONDS (a positive number) or never"
+            "\"{reroute}\" is not arrival, every:SECONDS (a period from {} to {} s) or never",
+            crate::format::number(MIN_REROUTE_PERIOD_S),
+            crate::format::number(MAX_TIME_S)
         ),
     })
 }
@@ -153,7 +159,7 @@ pub fn sweep_cmd(args: &[OsString]) -> Result<String, Failure> {
         None => Policy::ALL.to_vec(),
         Some(list) => list
             .split(',')
-            .map(|p| policy_of(p.trim()))
+            .map(|p| policy_of("policies", p.trim()))
             .collect::<Result<Vec<_>, _>>()?,
     };
     let rows = sweep(
@@ -187,7 +193,7 @@ pub fn simulate_cmd(args: &[OsString]) -> Result<String, Failure> {
         "simulate needs one trace file: libra-studio simulate TRACE.json --policy ecmp",
     )?;
     let name = inputs::shown(path);
-    let policy = policy_of(args.one("policy")?.unwrap_or("greedy"))?;
+    let policy = policy_of("policy", args.one("policy")?.unwrap_or("greedy"))?;
     let reroute = reroute_of(&args)?;
     let placement = placement_of(&args)?;
     let text = inputs::read(path)?;

@@ -5,7 +5,7 @@ use super::args::{ArgError, Args};
 use super::optimize::{budget_list, positive};
 use super::Failure;
 use crate::analysis::shape_run::parse_shape;
-use crate::analysis::shapes::libra_layouts;
+use crate::analysis::shapes::layouts_of;
 use crate::codesign::{scenario_of, Choice, CodesignRun, CodesignSetup, ModelPreset, ShapeSpace};
 use crate::model::builder::Transformer;
 use crate::model::communicator::{LayOrder, Parallelism};
@@ -139,7 +139,7 @@ fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
     let Some(text) = args.one("shape")? else {
         return Ok(None);
     };
-    let net = parse_shape(text, &libra_layouts()).map_err(|e| ArgError::Bad {
+    let net = parse_shape(text, &layouts_of(costs)).map_err(|e| ArgError::Bad {
         option: "shape".into(),
         message: e.to_string(),
     })?;
@@ -185,7 +185,7 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     let costs = costs(&args)?;
     let shapes = match shape(&args, &costs)? {
         Some(net) => ShapeSpace::Fixed(net),
-        None => ShapeSpace::WithinLimits(libra_layouts()),
+        None => ShapeSpace::WithinLimits(layouts_of(&costs)),
     };
     let setup = CodesignSetup {
         model: t,
@@ -231,12 +231,13 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
             "mapping",
             "budget",
             "cost",
+            "system",
         ])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3"])?;
     args.no_positional()?;
-    let (t, _) = model(&args)?;
+    let (t, memory) = model(&args)?;
     let npus = npus(&args)?;
     let degree = |o: &'static str| whole(&args, o)?.ok_or(ArgError::Required(o));
     let parallelism = Parallelism {
@@ -268,7 +269,20 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         .one("budget")?
         .map(|v| positive("budget", v, "$"))
         .transpose()?;
-    let sc = scenario_of(&t, &choice, &shape, &costs, budget).map_err(Failure::input)?;
+    let mut sc = scenario_of(&t, &choice, &shape, &costs, budget).map_err(Failure::input)?;
+    if let Some(name) = args.one("system")? {
+        // Compute timed by a real system (docs/predict.md) instead of --peak-tflops x --efficiency.
+        let system = crate::predict::system::System::preset(name).map_err(Failure::input)?;
+        // The memory model's recompute option (selective by default), timed.
+        let recompute = match memory.recompute {
+            Recompute::Selective => crate::predict::run::Recompute::Selective,
+            Recompute::Full => crate::predict::run::Recompute::Full,
+        };
+        let chosen = crate::codesign::candidate::with_choice(&t, &choice);
+        let vocab = u32::try_from(memory.vocab).unwrap_or(u32::MAX);
+        let run = crate::predict::workload::run_of(&chosen, vocab, recompute);
+        crate::predict::workload::time_on(&mut sc.workloads[0], &chosen, &system, &run);
+    }
     sc.validate().map_err(Failure::input)?;
     Ok(sc.to_json())
 }

@@ -48,7 +48,7 @@ rule); 2 the command line is malformed: an unknown command or option, a missing 
 that is not of its option's form, an unexpected argument.
 ";
 
-pub const COMMANDS: [Command; 12] = [
+pub const COMMANDS: [Command; 15] = [
     Command {
         name: "evaluate",
         summary: "time and cost of a scenario at given bandwidths, as JSON",
@@ -91,10 +91,13 @@ Usage: libra-studio pareto SCENARIO-INPUT --budgets LO:HI:N [constraints] [--csv
         page: "\
 Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
        libra-studio scenario --model M --npus N --tp T --pp P --dp D --shape S [--micro-batch B]
-                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
+                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD] [--system dgx-a100]
 
   --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
   --model ...    one co-design candidate as a scenario (optimize --scenario gives its time)
+  --system S     time its compute on a real system (docs/predict.md: matrix products by shape,
+                 memory-bound kernels, recomputation, host time per layer, the Adam step) instead
+                 of --peak-tflops x --efficiency; the network stays the design's
 ",
         reads_scenario: true,
     },
@@ -195,6 +198,55 @@ Usage: libra-studio sweep --axis failed-spines|ring-size|concurrent-jobs [trace 
 
 The axes: 0/1/4/8 failed spines, rings of 2/4/8, 1 to 5 jobs at once. JSON rows per value and
 policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "predict",
+        summary: "one training iteration of a transformer on a real system, as JSON",
+        page: "\
+Usage: libra-studio predict --system dgx-a100|dgx-h100|SYSTEM.json --model custom|gpt3-175b|...
+                            [--layers L --hidden H --ffn F --heads A --seq-len S --global-batch G]
+                            --micro-batch B --npus N --tp T --pp P --dp D
+                            [--recompute none|selective|full] [--vocab V]
+                            [--virtual-stages V] [--overlap-dp]
+
+A Megatron-style GPT (TP innermost, then DP, then PP; 1F1B; gradients all-reduced after the
+backward pass) timed by the shape of its work on the system's accelerator and tiers
+(docs/predict.md). Prints time_ns, compute_ns, exposed_comm_ns, tflops_per_npu, mfu, memory_gb
+and a breakdown. The system defaults to dgx-a100 (calibrated on measured runs); --vocab defaults
+to GPT-2's 50,257 for custom models, --recompute to full. --virtual-stages V interleaves V model
+chunks per stage (1F1B interleaved: V times the sends, 1/V of the bubble); --overlap-dp reduces
+the DP gradients during the last backward pass instead of after it.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "calibrate",
+        summary: "fit a system's efficiencies and latencies to measured runs",
+        page: "\
+Usage: libra-studio calibrate --system NAME|SYSTEM.json --runs RUNS.csv [--runs MORE.csv ...]
+                              [--hold PARAMETER,...]
+
+Least squares on the log of predicted over measured time, every file weighing the same. RUNS.csv
+has the columns of data/measured/megatron-a100-visible.csv (the parameter count may be left out).
+Prints the fitted system (a file every command takes) and, on standard error, each run's
+predicted and measured time. A row that cannot be laid on the system is refused by line and rule;
+a fit that does not converge says so and prints nothing. --hold keeps parameters at the starting
+system's values (compute.gemm, compute.memory, compute.kernel_us, compute.host_us_per_layer,
+scale_up.efficiency, scale_up.latency_us, scale_out.efficiency, scale_out.latency_us).
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "validate",
+        summary: "a system's predictions against measured runs (errors, Spearman)",
+        page: "\
+Usage: libra-studio validate --system NAME|SYSTEM.json --runs RUNS.csv [--runs MORE.csv ...]
+
+Every run predicted: the absolute relative error (mean, median, worst, per model), Spearman's
+rank correlation within each model and the measured time of the configuration predicted fastest
+over the measured fastest. JSON on standard output, a table on standard error.
 ",
         reads_scenario: false,
     },

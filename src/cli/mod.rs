@@ -8,6 +8,7 @@ mod help;
 mod inputs;
 mod optimize;
 mod permalink;
+mod predict;
 mod route;
 
 use crate::presets;
@@ -84,6 +85,9 @@ pub fn run<S: AsRef<OsStr>>(args: &[S], out: &mut dyn Write, err: &mut dyn Write
         Some("trace") => cluster::trace(rest),
         Some("simulate") => cluster::simulate_cmd(rest),
         Some("sweep") => cluster::sweep_cmd(rest),
+        Some("predict") => predict::predict(rest),
+        Some("calibrate") => predict::calibrate(rest, err),
+        Some("validate") => predict::validate(rest, err),
         Some("network") => args::Args::parse(rest, &[], &[])
             .and_then(|a| a.no_positional())
             .map_err(Failure::from)

@@ -47,8 +47,20 @@ pub fn budget_list(option: &str, spec: &str) -> Result<Vec<f64>, ArgError> {
     };
     let (lo, hi) = (number(option, lo)?, number(option, hi)?);
     let n: usize = n.trim().parse().map_err(|_| bad())?;
-    if !(lo > 0.0 && hi >= lo && (1..=10_000).contains(&n)) {
-        return Err(bad());
+    let wrong = |message: &str| ArgError::Bad {
+        option: option.into(),
+        message: format!("{message}, got \"{spec}\""),
+    };
+    if !(lo > 0.0 && lo.is_finite()) {
+        return Err(wrong("LO (the first of LO:HI:N) must be a positive number"));
+    }
+    if !(hi >= lo && hi.is_finite()) {
+        return Err(wrong(
+            "HI must be at least LO (LO:HI:N runs from LO up to HI)",
+        ));
+    }
+    if !(1..=10_000).contains(&n) {
+        return Err(wrong("N (budgets in the range) must be from 1 to 10,000"));
     }
     Ok(budget_range(lo, hi, n))
 }

@@ -13,11 +13,12 @@
 
 use super::placement::{Nics, Placement};
 use super::ring_rates::RingRates;
-use super::trace::{FailedElement, Trace, TraceError, TraceJob};
+use super::trace::{FailedElement, Trace, TraceError, TraceJob, MAX_TIME_S};
+use crate::format::number;
 use crate::routing::annealing::annealing;
 use crate::routing::edge_coloring::edge_coloring;
 use crate::routing::exact::{optimize, Objective};
-use crate::routing::scenario::{ClosNetwork, Host, Job, RouteScenario};
+use crate::routing::scenario::{ClosNetwork, Host, Job, RouteError, RouteScenario};
 use crate::routing::{ecmp, greedy, Instance, Routing};
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
@@ -85,9 +86,6 @@ const ANNEALING_MOVES: u64 = 20_000;
 /// Search nodes of the exact optimizer per routing (the best found within them is used).
 const OPTIMAL_NODES: u64 = 5_000;
 
-/// The least re-routing period, s: a shorter one is refused (its timers could not advance).
-pub const MIN_REROUTE_PERIOD_S: f64 = 1e-3;
-
 /// When the controller recomputes every route.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -100,18 +98,50 @@ pub enum Reroute {
     Never,
 }
 
+/// The simulated clock's limit (s): ten times the latest time a trace may name, so that a job
+/// arriving at [`MAX_TIME_S`] runs its course; up to here an f64 keeps time to 2 microseconds.
+pub const MAX_CLOCK_S: f64 = 10.0 * MAX_TIME_S;
+
+/// The shortest rerouting period (s): a millisecond, finer than any routing controller answers
+/// (and a period below it would make the timer, not the jobs, the simulation's work).
+pub const MIN_REROUTE_PERIOD_S: f64 = 1e-3;
+
 impl Reroute {
-    /// `arrival`, `every:SECONDS` or `never`.
+    /// `arrival`, `every:SECONDS` (a period from [`MIN_REROUTE_PERIOD_S`] to [`MAX_TIME_S`]) or
+    /// `never`.
     pub fn parse(text: &str) -> Option<Reroute> {
         match text {
             "arrival" => Some(Reroute::Arrival),
             "never" => Some(Reroute::Never),
             _ => text
                 .strip_prefix("every:")
-                .and_then(|s| s.parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s > 0.0)
-                .map(Reroute::Every),
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .map(Reroute::Every)
+                .filter(|r| r.check().is_ok()),
         }
+    }
+
+    /// Whether the period, if any, is one the simulation can keep.
+    pub fn check(self) -> Result<(), SimError> {
+        match self {
+            Reroute::Every(s) if !(MIN_REROUTE_PERIOD_S..=MAX_TIME_S).contains(&s) => {
+                Err(SimError::ReroutePeriod(s))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The first multiple of the period strictly after `t` (None without a period).
+    fn next_after(self, t: f64) -> Option<f64> {
+        let Reroute::Every(s) = self else {
+            return None;
+        };
+        // floor(t / s) * s + s can round back to t (t = 0.3, s = 0.1): step on until past t.
+        let mut k = (t / s).floor() + 1.0;
+        while k * s <= t {
+            k += 1.0;
+        }
+        Some(k * s)
     }
 }
 
@@ -207,8 +237,12 @@ pub enum SimError {
     Trace(#[from] TraceError),
     #[error("the simulation cannot finish: {0}")]
     Stuck(String),
-    #[error("controller delay {0} must be a number of seconds >= 0")]
+    #[error("controller delay {} must be a number of seconds from 0 to {}", number(*.0), number(MAX_TIME_S))]
     ControllerDelay(f64),
+    #[error("the rerouting period {} s must be from {} s to {} s", number(*.0), number(MIN_REROUTE_PERIOD_S), number(MAX_TIME_S))]
+    ReroutePeriod(f64),
+    #[error("the simulated time passed {} s ({}); the simulation keeps durations to a few microseconds only up to there", number(MAX_CLOCK_S), .0)]
+    PastHorizon(String),
 }
 
 /// Events at most, so that a pathological trace stops with a reason rather than running on.
@@ -297,9 +331,10 @@ impl SimRun {
     pub fn new(trace: &Trace, opts: &SimOptions) -> Result<SimRun, SimError> {
         trace.validate()?;
         let delay = opts.controller_delay_s;
-        if !(delay.is_finite() && delay >= 0.0) {
+        if !(0.0..=MAX_TIME_S).contains(&delay) {
             return Err(SimError::ControllerDelay(delay));
         }
+        opts.reroute.check()?;
         let net = &trace.network;
         let mut arrivals: Vec<usize> = (0..trace.jobs.len()).collect();
         arrivals.sort_by(|&a, &b| trace.jobs[a].arrival_s.total_cmp(&trace.jobs[b].arrival_s));
@@ -331,10 +366,7 @@ impl SimRun {
             t: 0.0,
             reroutes: 0,
             controller_s: 0.0,
-            next_timer: match opts.reroute {
-                Reroute::Every(s) => s,
-                _ => f64::INFINITY,
-            },
+            next_timer: opts.reroute.next_after(0.0).unwrap_or(f64::INFINITY),
             compute_nic_s: 0.0,
             iterations_done: 0,
             timeline: Vec::new(),
@@ -409,9 +441,7 @@ impl SimRun {
         }
         if self.next_timer <= t {
             self.full_reroute = true;
-            if let Reroute::Every(s) = opts.reroute {
-                self.next_timer = (t / s).floor() * s + s;
-            }
+            self.next_timer = opts.reroute.next_after(t).unwrap_or(f64::INFINITY);
         }
         // Start waiting jobs in arrival order while they fit (no overtaking).
         let mut started = Vec::new();
@@ -512,11 +542,18 @@ impl SimRun {
                     trace.jobs[self.queue[0]].id
                 ),
                 false => format!(
-                    "job {}'s rings have no live path (every spine or link they could use has failed)",
+                    "job {}'s rings have no live path (every spine or link they could use has failed, and none recovers)",
                     trace.jobs[self.running[0].job].id
                 ),
             };
             return Err(SimError::Stuck(why));
+        }
+        if next > MAX_CLOCK_S {
+            return Err(SimError::PastHorizon(format!(
+                "{} of {} jobs done",
+                self.outcomes.iter().filter(|o| o.is_some()).count(),
+                self.outcomes.len()
+            )));
         }
         let dt = (next - t).max(0.0);
         // Progress to `next`.
@@ -591,24 +628,19 @@ impl SimRun {
         if !self.running.is_empty() && (self.full_reroute || !started.is_empty()) {
             #[cfg(not(target_arch = "wasm32"))]
             let clock = Instant::now();
-            let (inst, routing) = route_all(
-                &self.trace,
-                &self.hosts,
-                &self.failed,
-                &self.running,
-                self.opts.policy,
-            )?;
+            let routed = route_all(&self.trace, &self.hosts, &self.failed, &self.running)?;
+            let routing = routed.route(self.opts.policy);
             #[cfg(not(target_arch = "wasm32"))]
             {
                 self.controller_s += clock.elapsed().as_secs_f64();
             }
-            self.capacity = inst.capacities();
+            self.capacity = routed.capacities();
             let renew: Vec<usize> = match self.full_reroute {
                 true => (0..self.running.len()).collect(),
                 false => started.to_vec(),
             };
             for i in renew {
-                self.running[i].paths = ring_paths(&inst, &routing, i);
+                self.running[i].paths = routed.paths(&routing, i);
             }
             if self.full_reroute {
                 self.reroutes += 1;
@@ -643,23 +675,18 @@ impl SimRun {
         }
         self.fabric_changed = false;
         // The fabric now, and the switches' hashing for the jobs that start now.
-        let (inst, hashed) = route_all(
-            &self.trace,
-            &self.hosts,
-            &self.failed,
-            &self.running,
-            Policy::Ecmp,
-        )?;
-        self.capacity = inst.capacities();
+        let routed = route_all(&self.trace, &self.hosts, &self.failed, &self.running)?;
+        let hashed = routed.route(Policy::Ecmp);
+        self.capacity = routed.capacities();
         for &i in started {
-            self.running[i].paths = ring_paths(&inst, &hashed, i);
+            self.running[i].paths = routed.paths(&hashed, i);
         }
         if !compute {
             return Ok(());
         }
         #[cfg(not(target_arch = "wasm32"))]
         let clock = Instant::now();
-        let routing = self.opts.policy.route(&inst);
+        let routing = routed.route(self.opts.policy);
         #[cfg(not(target_arch = "wasm32"))]
         {
             self.controller_s += clock.elapsed().as_secs_f64();
@@ -667,7 +694,7 @@ impl SimRun {
         let full = self.full_reroute;
         let paths = (0..self.running.len())
             .filter(|&i| full || self.running[i].interim)
-            .map(|i| (self.running[i].job, ring_paths(&inst, &routing, i)))
+            .map(|i| (self.running[i].job, routed.paths(&routing, i)))
             .collect();
         self.pending = Some(Pending {
             at: t + self.opts.controller_delay_s,
@@ -701,7 +728,7 @@ impl SimRun {
             .map(|j| j.arrival_s)
             .fold(f64::INFINITY, f64::min);
         let span = (makespan - first.min(makespan)).max(f64::MIN_POSITIVE);
-        let held: f64 = jobs.iter().map(|j| j.end_s - j.start_s).sum();
+        let held: f64 = jobs.iter().fold(0.0, |a, j| a + (j.end_s - j.start_s));
         // The cluster as the last job leaves it: empty, every iteration done.
         let mut timeline = self.timeline;
         if timeline.last().is_some_and(|s| s.t_s < makespan) {
@@ -719,11 +746,12 @@ impl SimRun {
         }
         Ok(SimResult {
             policy: self.opts.policy,
-            mean_jct_s: jobs.iter().map(|j| j.jct_s).sum::<f64>() / jobs.len().max(1) as f64,
+            // Sums from +0 (an empty f64 sum is -0.0, which an empty trace printed).
+            mean_jct_s: jobs.iter().fold(0.0, |a, j| a + j.jct_s) / jobs.len().max(1) as f64,
             makespan_s: makespan,
             throughput: self.iterations_done as f64 / span,
             busy_fraction: self.compute_nic_s / (self.trace.hosts() as f64 * span),
-            comm_fraction: jobs.iter().map(|j| j.comm_s).sum::<f64>() / held.max(f64::MIN_POSITIVE),
+            comm_fraction: jobs.iter().fold(0.0, |a, j| a + j.comm_s) / held.max(f64::MIN_POSITIVE),
             reroutes: self.reroutes,
             controller_s: self.controller_s,
             jobs,
@@ -749,57 +777,124 @@ fn push_sample(timeline: &mut Vec<Sample>, s: Sample) {
     timeline.push(s);
 }
 
-/// The routing instance of the running jobs on the live fabric, and the policy's routes.
+/// The running jobs on the live fabric: the routing instance of those whose every flow has a live
+/// path, and each running job's place in it. A job with a flow that no live spine can carry is
+/// stranded: its rings stand on a link of capacity 0 (rate 0) until a recovery reroutes them.
+struct Routed {
+    inst: Option<Instance>,
+    /// Running job -> its job in `inst` (None: stranded).
+    of_running: Vec<Option<usize>>,
+    /// The link of capacity 0 that stranded rings stand on (after the fabric's and NICs' links).
+    dead_link: usize,
+}
+
+impl Routed {
+    /// The policy's routes for the jobs with live paths.
+    fn route(&self, policy: Policy) -> Routing {
+        self.inst
+            .as_ref()
+            .map_or_else(|| Routing(Vec::new()), |inst| policy.route(inst))
+    }
+
+    /// Every link's capacity (Gbit/s), the dead link's 0 last.
+    fn capacities(&self) -> Vec<f64> {
+        let mut c = self
+            .inst
+            .as_ref()
+            .map_or_else(|| vec![0.0; self.dead_link], Instance::capacities);
+        c.resize(self.dead_link + 1, 0.0);
+        c
+    }
+
+    /// Running job `i`'s links under `routing`.
+    fn paths(&self, routing: &Routing, i: usize) -> Vec<JobLinks> {
+        match (&self.inst, self.of_running[i]) {
+            (Some(inst), Some(k)) => ring_paths(inst, routing, k),
+            _ => vec![vec![(self.dead_link, 1)]],
+        }
+    }
+}
+
+/// The routing instance of the running jobs on the live fabric (see [`Routed`]).
 fn route_all(
     trace: &Trace,
     hosts: &[Host],
     failed: &[FailedElement],
     running: &[Running],
-    policy: Policy,
-) -> Result<(Instance, Routing), SimError> {
+) -> Result<Routed, SimError> {
     let net = &trace.network;
-    let scenario = RouteScenario {
-        network: ClosNetwork {
-            num_spines: net.spines,
-            num_tors: net.tors,
-            link_gbps: net.link_gbps,
-            nic_gbps: net.nic_gbps,
-            failed_spines: {
-                let mut spines: Vec<u32> = failed
+    let dead_link = 2 * (net.spines as usize * net.tors as usize) + 2 * hosts.len();
+    let mut stranded = vec![false; running.len()];
+    loop {
+        let of_running: Vec<Option<usize>> = stranded
+            .iter()
+            .scan(0, |k, &s| {
+                Some((!s).then(|| {
+                    *k += 1;
+                    *k - 1
+                }))
+            })
+            .collect();
+        let live: Vec<usize> = (0..running.len()).filter(|&i| !stranded[i]).collect();
+        if live.is_empty() {
+            return Ok(Routed {
+                inst: None,
+                of_running,
+                dead_link,
+            });
+        }
+        let scenario = RouteScenario {
+            network: ClosNetwork {
+                num_spines: net.spines,
+                num_tors: net.tors,
+                link_gbps: net.link_gbps,
+                nic_gbps: net.nic_gbps,
+                failed_spines: {
+                    let mut spines: Vec<u32> = failed
+                        .iter()
+                        .filter_map(|f| match f {
+                            FailedElement::Spine(s) => Some(*s),
+                            FailedElement::Link(_) => None,
+                        })
+                        .collect();
+                    spines.sort_unstable();
+                    spines
+                },
+                failed_links: failed
                     .iter()
                     .filter_map(|f| match f {
-                        FailedElement::Spine(s) => Some(*s),
-                        FailedElement::Link(_) => None,
+                        FailedElement::Link(l) => Some(*l),
+                        FailedElement::Spine(_) => None,
                     })
-                    .collect();
-                spines.sort_unstable();
-                spines
+                    .collect(),
+                link_capacity_overrides: Vec::new(),
             },
-            failed_links: failed
+            hosts: hosts.to_vec(),
+            jobs: live
                 .iter()
-                .filter_map(|f| match f {
-                    FailedElement::Link(l) => Some(*l),
-                    FailedElement::Spine(_) => None,
+                .map(|&i| {
+                    let r = &running[i];
+                    Job {
+                        name: trace.jobs[r.job].id.to_string(),
+                        chunk_bytes: trace.jobs[r.job].chunk_bytes,
+                        rings: r.rings.clone(),
+                        model_hint: None,
+                    }
                 })
                 .collect(),
-            link_capacity_overrides: Vec::new(),
-        },
-        hosts: hosts.to_vec(),
-        jobs: running
-            .iter()
-            .map(|r| Job {
-                name: trace.jobs[r.job].id.to_string(),
-                chunk_bytes: trace.jobs[r.job].chunk_bytes,
-                rings: r.rings.clone(),
-                model_hint: None,
-            })
-            .collect(),
-    };
-    let inst = scenario
-        .instance()
-        .map_err(|e| SimError::Stuck(format!("the routing instance failed: {e}")))?;
-    let routing = policy.route(&inst);
-    Ok((inst, routing))
+        };
+        match scenario.instance() {
+            Ok(inst) => {
+                return Ok(Routed {
+                    inst: Some(inst),
+                    of_running,
+                    dead_link,
+                })
+            }
+            Err(RouteError::NoCandidate { job, .. }) => stranded[live[job]] = true,
+            Err(e) => return Err(SimError::Stuck(format!("the routing instance failed: {e}"))),
+        }
+    }
 }
 
 /// Running job `i`'s links with multiplicity over all its rings, as one unit: the job's rings

@@ -183,8 +183,9 @@ pub enum ClusterField {
     Delay,
 }
 
-/// The largest time the view takes (s): about 30,000 years, far beyond any trace it simulates.
-pub const VIEW_MAX_SECONDS: f64 = 1e12;
+/// The largest time the view takes (s): the core's limit on trace times and periods
+/// ([`MAX_TIME_S`](super::trace::MAX_TIME_S), 1e9 s), named at the field.
+pub const VIEW_MAX_SECONDS: f64 = super::trace::MAX_TIME_S;
 
 impl ClusterField {
     pub const ALL: [ClusterField; 16] = [

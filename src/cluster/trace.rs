@@ -3,6 +3,8 @@
 //! from a seed (Poisson arrivals, a mix of the routing paper's models) or read from JSON, and
 //! validated with errors that name the entry.
 
+use crate::format::number;
+use crate::limits::{MAX_LINK_GBPS, MIN_LINK_GBPS};
 use crate::routing::algorithms::splitmix64;
 use crate::routing::paper_jobs::PaperModel;
 use crate::routing::scenario::{LinkKind, LinkRef};
@@ -11,6 +13,7 @@ use serde::{Deserialize, Serialize};
 /// The fabric: a 2-layer Clos of `tors` ToRs of `hosts_per_tor` NICs, each ToR linked to every
 /// one of `spines` spines.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClusterNetwork {
     pub tors: u32,
     pub spines: u32,
@@ -41,6 +44,7 @@ impl JobModel {
 /// iteration computes for `compute_s`, then every shard's ring runs an All-Reduce of
 /// `2 (ring_size - 1)` steps of `chunk_bytes`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TraceJob {
     pub id: u32,
     pub arrival_s: f64,
@@ -68,7 +72,10 @@ pub enum FailedElement {
 }
 
 /// A spine or a link that fails at `at_s` and comes back at `recover_s` (never when None).
+/// Read through [`FailureFields`], so that a misspelt key (`recover_at`) is refused by name, which
+/// `#[serde(flatten)]` alone cannot do.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "FailureFields")]
 pub struct Failure {
     #[serde(flatten)]
     pub element: FailedElement,
@@ -77,8 +84,38 @@ pub struct Failure {
     pub recover_s: Option<f64>,
 }
 
+/// A failure as written: exactly one of `spine` and `link`, unknown keys refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FailureFields {
+    spine: Option<u32>,
+    link: Option<LinkRef>,
+    at_s: f64,
+    #[serde(default)]
+    recover_s: Option<f64>,
+}
+
+impl TryFrom<FailureFields> for Failure {
+    type Error = &'static str;
+
+    fn try_from(f: FailureFields) -> Result<Failure, &'static str> {
+        let element = match (f.spine, f.link) {
+            (Some(s), None) => FailedElement::Spine(s),
+            (None, Some(l)) => FailedElement::Link(l),
+            (Some(_), Some(_)) => return Err("a failure names a spine or a link, not both"),
+            (None, None) => return Err("a failure needs \"spine\" or \"link\""),
+        };
+        Ok(Failure {
+            element,
+            at_s: f.at_s,
+            recover_s: f.recover_s,
+        })
+    }
+}
+
 /// The input of `libra-studio simulate`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Trace {
     pub network: ClusterNetwork,
     pub jobs: Vec<TraceJob>,
@@ -89,15 +126,19 @@ pub struct Trace {
 /// Why a trace cannot be simulated; each names the entry.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum TraceError {
-    #[error("network.{field}: {value} must be a positive number")]
-    BadNetwork { field: &'static str, value: f64 },
+    #[error("network.{field}: {} {rule}", number(*.value))]
+    BadNetwork {
+        field: &'static str,
+        value: f64,
+        rule: &'static str,
+    },
     #[error("the fabric of {tors} ToRs x {hosts_per_tor} NICs is beyond the limit of 131,072 NICs, or {spines} spines beyond 1,024")]
     TooLarge {
         tors: u32,
         spines: u32,
         hosts_per_tor: u32,
     },
-    #[error("jobs[{index}] (id {id}): {field} {value} {rule}")]
+    #[error("jobs[{index}] (id {id}): {field} {} {rule}", number(*.value))]
     BadJob {
         index: usize,
         id: u32,
@@ -116,9 +157,20 @@ pub enum TraceError {
     DuplicateId { index: usize, id: u32, first: usize },
     #[error("failures[{index}]: {message}")]
     BadFailure { index: usize, message: String },
+    #[error("{asked} failed {what} asked for, but the fabric has {has}")]
+    TooManyFaults {
+        what: &'static str,
+        asked: u64,
+        has: u64,
+    },
     #[error("at most {max} jobs in a trace, got {got}")]
     TooManyJobs { max: usize, got: usize },
 }
+
+/// The latest time a trace may name, and the simulated clock's limit (s): about 31.7 years. Up
+/// to there an f64 keeps time to 0.12 microseconds, so no duration of a job is lost to rounding
+/// (at 1e300 s, a whole job's run would round to nothing).
+pub const MAX_TIME_S: f64 = 1e9;
 
 /// Jobs in one trace at most.
 pub const MAX_TRACE_JOBS: usize = 10_000;
@@ -143,11 +195,22 @@ impl Trace {
             ("tors", f64::from(n.tors)),
             ("spines", f64::from(n.spines)),
             ("hosts_per_tor", f64::from(n.hosts_per_tor)),
-            ("link_gbps", n.link_gbps),
-            ("nic_gbps", n.nic_gbps),
         ] {
-            if !(value.is_finite() && value > 0.0) {
-                return Err(TraceError::BadNetwork { field, value });
+            if value < 1.0 {
+                return Err(TraceError::BadNetwork {
+                    field,
+                    value,
+                    rule: "must be at least 1",
+                });
+            }
+        }
+        for (field, value) in [("link_gbps", n.link_gbps), ("nic_gbps", n.nic_gbps)] {
+            if !(MIN_LINK_GBPS..=MAX_LINK_GBPS).contains(&value) {
+                return Err(TraceError::BadNetwork {
+                    field,
+                    value,
+                    rule: "must be from 1e-6 to 1e9 Gbit/s",
+                });
             }
         }
         if self.hosts() > 1 << 17 || n.spines > 1_024 {
@@ -180,11 +243,19 @@ impl Trace {
                 });
             }
             seen.insert(j.id, index);
-            if !(j.arrival_s.is_finite() && j.arrival_s >= 0.0) {
-                return Err(bad("arrival_s", j.arrival_s, "must be a time >= 0"));
+            if !(0.0..=MAX_TIME_S).contains(&j.arrival_s) {
+                return Err(bad(
+                    "arrival_s",
+                    j.arrival_s,
+                    "must be a time from 0 to 1e9 s",
+                ));
             }
-            if !(j.compute_s.is_finite() && j.compute_s >= 0.0) {
-                return Err(bad("compute_s", j.compute_s, "must be a time >= 0"));
+            if !(0.0..=MAX_TIME_S).contains(&j.compute_s) {
+                return Err(bad(
+                    "compute_s",
+                    j.compute_s,
+                    "must be a time from 0 to 1e9 s",
+                ));
             }
             if j.iterations == 0 || j.iterations > MAX_ITERATIONS {
                 return Err(bad(
@@ -230,14 +301,18 @@ impl Trace {
             if let Some(tor) = tor.filter(|t| *t >= n.tors) {
                 return Err(bad(format!("ToR {tor} is not among the {} ToRs", n.tors)));
             }
-            if !(f.at_s.is_finite() && f.at_s >= 0.0) {
-                return Err(bad(format!("at_s {} must be a time >= 0", f.at_s)));
+            if !(0.0..=MAX_TIME_S).contains(&f.at_s) {
+                return Err(bad(format!(
+                    "at_s {} must be a time from 0 to 1e9 s",
+                    number(f.at_s)
+                )));
             }
             if let Some(r) = f.recover_s {
-                if !(r.is_finite() && r > f.at_s) {
+                if !(r > f.at_s && r <= MAX_TIME_S) {
                     return Err(bad(format!(
-                        "recover_s {r} must come after at_s {}",
-                        f.at_s
+                        "recover_s {} must come after at_s {} and by 1e9 s",
+                        number(r),
+                        number(f.at_s)
                     )));
                 }
             }
@@ -289,7 +364,7 @@ impl Faults {
         }
     }
 
-    /// The trace's failures on `network` (more spines or links than it has: all of them).
+    /// The trace's failures on `network` ([`generate`] refuses more spines or links than it has).
     pub fn failures(&self, network: &ClusterNetwork) -> Vec<Failure> {
         let (tors, spines) = (network.tors, network.spines);
         let links = u64::from(self.links).min(u64::from(tors) * u64::from(spines)) as u32;
@@ -360,6 +435,31 @@ pub fn generate(spec: &TraceSpec) -> Result<Trace, TraceError> {
             field: "arrival_rate",
             value: spec.arrival_rate,
             rule: "must be a positive rate",
+        });
+    }
+    let net = &spec.network;
+    if spec.faults.spines > net.spines {
+        return Err(TraceError::TooManyFaults {
+            what: "spines",
+            asked: u64::from(spec.faults.spines),
+            has: u64::from(net.spines),
+        });
+    }
+    let links = u64::from(net.tors) * u64::from(net.spines);
+    if u64::from(spec.faults.links) > links {
+        return Err(TraceError::TooManyFaults {
+            what: "ToR-spine uplinks",
+            asked: u64::from(spec.faults.links),
+            has: links,
+        });
+    }
+    if let Some(late) = trace.jobs.iter().find(|j| j.arrival_s > MAX_TIME_S) {
+        return Err(TraceError::BadJob {
+            index: late.id as usize,
+            id: late.id,
+            field: "arrival_rate",
+            value: spec.arrival_rate,
+            rule: "(jobs per second) is so low that arrivals fall past the 1e9 s limit of the simulated time",
         });
     }
     trace.validate()?;
@@ -465,7 +565,7 @@ mod tests {
             .validate()
             .unwrap_err()
             .to_string()
-            .starts_with("jobs[1] (id 1): arrival_s -1 must be a time >= 0"));
+            .starts_with("jobs[1] (id 1): arrival_s -1 must be a time from 0 to 1e9 s"));
         let mut t = generate(&paper_spec(3, 1)).unwrap();
         t.jobs[0].ring_size = 64;
         assert!(

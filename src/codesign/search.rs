@@ -18,6 +18,7 @@
 
 use super::candidate::{communicator_of, scenario_from_layers, Choice, Design, MappingOut};
 use crate::analysis::shapes::{enumerate, DimKind};
+use crate::format::number;
 use crate::model::builder::{BuildError, Transformer};
 use crate::model::communicator::{LayOrder, Parallelism};
 use crate::model::cost::CostModel;
@@ -95,7 +96,7 @@ impl CodesignSetup {
 pub enum CodesignError {
     #[error("NPUs must be at least 2, got {0}")]
     TooFewNpus(u32),
-    #[error("HBM must be a positive number of GB per NPU, got {0}")]
+    #[error("HBM must be a positive number of GB per NPU, got {}", number(*.0))]
     BadHbm(f64),
     #[error("give at least one budget")]
     NoBudgets,
@@ -103,7 +104,7 @@ pub enum CodesignError {
     BudgetCount(u32),
     #[error("unknown model \"{0}\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)")]
     UnknownModel(String),
-    #[error("budgets must be positive finite numbers of $, got {0}")]
+    #[error("budgets must be positive finite numbers of $, got {}", number(*.0))]
     BadBudget(f64),
     #[error("the model: {0}")]
     Model(BuildError),
@@ -120,7 +121,7 @@ pub enum CodesignError {
         layers: u32,
         global_batch: u32,
     },
-    #[error("no parallelism of {model} on {npus} NPUs fits {hbm_gb} GB of HBM: the least memory needed is {least_gb:.2} GB per NPU ({at}); {divisible} parallelisms and micro-batches pass the divisibility rules (TP | heads, PP | layers, DP x micro-batch | global batch)")]
+    #[error("no parallelism of {model} on {npus} NPUs fits {} GB of HBM: the least memory needed is {least_gb:.2} GB per NPU ({at}); {divisible} parallelisms and micro-batches pass the divisibility rules (TP | heads, PP | layers, DP x micro-batch | global batch)", number(*.hbm_gb))]
     Memory {
         model: String,
         npus: u32,
@@ -131,8 +132,49 @@ pub enum CodesignError {
     },
     #[error("none of the {candidates} candidates that fit in memory can be laid onto a shape within the tier limits (a degree must fill whole dimensions or divide one)")]
     NothingLays { candidates: usize },
+    #[error("none of the {candidates} candidates could be solved: {}", nothing_solved(*lay, *unpriced, *unsolved, first_unpriced, first_unsolved))]
+    NothingSolved {
+        candidates: usize,
+        lay: usize,
+        unpriced: usize,
+        unsolved: usize,
+        first_unpriced: Option<String>,
+        first_unsolved: Option<String>,
+    },
     #[error("no candidate meets any of the budgets (the cheapest needs more): raise the budgets")]
     NoBudgetMet,
+}
+
+/// Why no candidate was solved, the causes that occurred with their counts and first messages.
+fn nothing_solved(
+    lay: usize,
+    unpriced: usize,
+    unsolved: usize,
+    first_unpriced: &Option<String>,
+    first_unsolved: &Option<String>,
+) -> String {
+    let first = |m: &Option<String>| {
+        m.as_ref()
+            .map(|m| format!(" (first: {m})"))
+            .unwrap_or_default()
+    };
+    let mut causes = Vec::new();
+    if unpriced > 0 {
+        causes.push(format!(
+            "{unpriced} could not be priced or compiled{}",
+            first(first_unpriced)
+        ));
+    }
+    if unsolved > 0 {
+        causes.push(format!(
+            "{unsolved} failed in the solver{}",
+            first(first_unsolved)
+        ));
+    }
+    if lay > 0 {
+        causes.push(format!("{lay} cannot be laid onto their shape"));
+    }
+    causes.join("; ")
 }
 
 /// A parallelism and micro-batch that fit in memory, with what does not depend on the shape.
@@ -163,11 +205,18 @@ pub struct Pruned {
     pub bound: usize,
     /// Candidates whose degrees cannot be laid onto the shape.
     pub lay: usize,
+    /// Candidates whose scenario could not be priced or compiled (e.g. a Switch dimension on a
+    /// tier without switch and NIC costs).
+    #[serde(default)]
+    pub unpriced: usize,
+    /// Candidates the solver failed on.
+    #[serde(default)]
+    pub unsolved: usize,
 }
 
 impl Pruned {
     pub fn total(&self) -> usize {
-        self.memory + self.bound + self.lay
+        self.memory + self.bound + self.lay + self.unpriced + self.unsolved
     }
 }
 
@@ -190,6 +239,9 @@ pub struct CodesignRun {
     best: Vec<Option<(Key, FrontPoint)>>,
     ranked: Vec<(Key, FrontPoint)>,
     opts: SolveOptions,
+    /// The first compile and solver failures' messages (their counts are in `pruned`).
+    first_unpriced: Option<String>,
+    first_unsolved: Option<String>,
 }
 
 /// The divisors of `n`, ascending.
@@ -435,6 +487,8 @@ impl CodesignStart {
             best: vec![None; n_budgets],
             ranked: Vec::new(),
             opts: SolveOptions::default(),
+            first_unpriced: None,
+            first_unsolved: None,
         })
     }
 }
@@ -536,9 +590,13 @@ impl CodesignRun {
             &group.layers,
             &mapping,
         );
-        let Ok(problem) = compile(&sc) else {
-            self.pruned.lay += 1;
-            return;
+        let problem = match compile(&sc) {
+            Ok(p) => p,
+            Err(e) => {
+                self.pruned.unpriced += 1;
+                self.first_unpriced.get_or_insert_with(|| e.to_string());
+                return;
+            }
         };
         let wanted: Vec<(usize, f64)> = self
             .budgets
@@ -552,9 +610,13 @@ impl CodesignRun {
             return;
         }
         let budgets: Vec<f64> = wanted.iter().map(|w| w.1).collect();
-        let Ok(front) = pareto(&problem, &budgets, &self.opts) else {
-            self.pruned.lay += 1;
-            return;
+        let front = match pareto(&problem, &budgets, &self.opts) {
+            Ok(f) => f,
+            Err(e) => {
+                self.pruned.unsolved += 1;
+                self.first_unsolved.get_or_insert_with(|| e.to_string());
+                return;
+            }
         };
         self.evaluated += 1;
         for p in front.points {
@@ -646,9 +708,20 @@ impl CodesignRun {
         if self.best.iter().any(Option::is_some) {
             return Ok(());
         }
-        if self.is_done() && self.evaluated == 0 && self.pruned.lay == self.total {
+        let p = &self.pruned;
+        if self.is_done() && self.evaluated == 0 && p.lay == self.total {
             return Err(CodesignError::NothingLays {
                 candidates: self.total,
+            });
+        }
+        if self.is_done() && self.evaluated == 0 && p.lay + p.unpriced + p.unsolved == self.total {
+            return Err(CodesignError::NothingSolved {
+                candidates: self.total,
+                lay: p.lay,
+                unpriced: p.unpriced,
+                unsolved: p.unsolved,
+                first_unpriced: self.first_unpriced.clone(),
+                first_unsolved: self.first_unsolved.clone(),
             });
         }
         if self.is_done() {

@@ -105,8 +105,7 @@ fn parse_layer(line: usize, fields: &[&str]) -> Result<Layer, TextError> {
 
 /// Read a workload from ASTRA-sim 1.0 text (with or without the two header lines).
 pub fn parse(text: &str) -> Result<Workload, TextError> {
-    let mut lines = crate::text::without_bom(text)
-        .lines()
+    let mut lines = crate::text::lines(crate::text::without_bom(text))
         .enumerate()
         .map(|(i, l)| (i + 1, l.split_whitespace().collect::<Vec<_>>()))
         .filter(|(_, f)| !f.is_empty());

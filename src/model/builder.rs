@@ -73,9 +73,9 @@ pub struct Transformer {
 pub enum BuildError {
     #[error("{field} must be at least 1")]
     Zero { field: &'static str },
-    #[error("{field} must be a positive finite number, got {value}")]
+    #[error("{field} must be a positive finite number, got {}", crate::format::number(*.value))]
     BadNumber { field: &'static str, value: f64 },
-    #[error("efficiency must be in (0, 1], got {0}")]
+    #[error("efficiency must be in (0, 1], got {}", crate::format::number(*.0))]
     BadEfficiency(f64),
     #[error("layers ({layers}) must be a multiple of PP ({pp})")]
     LayersVsPp { layers: u32, pp: u32 },

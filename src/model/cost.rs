@@ -53,7 +53,7 @@ pub enum CostError {
         tier: String,
         component: &'static str,
     },
-    #[error("tier \"{tier}\": {component} cost must be a positive finite number of $ per GB/s, got {value}")]
+    #[error("tier \"{tier}\": {component} cost must be a positive finite number of $ per GB/s, got {}", crate::format::number(*.value))]
     BadUnitCost {
         tier: String,
         component: &'static str,

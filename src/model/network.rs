@@ -70,7 +70,7 @@ pub enum NetworkError {
     TooFewNpus { dim: usize, npus: u32 },
     #[error("the network has more than 2^32 - 1 NPUs in total")]
     TooManyNpus,
-    #[error("dimension {dim}: latency must be a non-negative finite number of ns, got {value}")]
+    #[error("dimension {dim}: latency must be a non-negative finite number of ns, got {}", crate::format::number(*.value))]
     BadLatency { dim: usize, value: f64 },
 }
 

@@ -113,9 +113,9 @@ pub enum ScenarioError {
     },
     #[error(transparent)]
     Time(#[from] TimeError),
-    #[error("the {quantity} overflows: {value} is beyond the range of 64-bit numbers (bandwidths or sizes too extreme)")]
+    #[error("the {quantity} overflows: {} is beyond the range of 64-bit numbers (bandwidths or sizes too extreme)", crate::format::number(*.value))]
     Overflow { quantity: &'static str, value: f64 },
-    #[error("dimension {dim}: routing efficiency must be in (0, 1], got {value}")]
+    #[error("dimension {dim}: routing efficiency must be in (0, 1], got {}", crate::format::number(*.value))]
     BadEfficiency { dim: usize, value: f64 },
     #[error("{given} routing efficiencies given for a network of {dims} dimensions")]
     EfficiencyCount { given: usize, dims: usize },

@@ -64,7 +64,7 @@ pub enum TimeError {
     BandwidthCount { given: usize, dims: usize },
     #[error("layer {layer} (\"{name}\") sends point-to-point (SendRecv), but the communicator has no pipeline groups")]
     NoPipeline { layer: usize, name: String },
-    #[error("dimension {dim}: bandwidth must be a positive finite number of GB/s, got {value}")]
+    #[error("dimension {dim}: bandwidth must be a positive finite number of GB/s, got {}", crate::format::number(*.value))]
     BadBandwidth { dim: usize, value: f64 },
 }
 

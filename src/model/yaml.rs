@@ -100,7 +100,7 @@ fn is_indicator_before(line: &str, i: usize) -> bool {
 /// Parse a document whose top level is a map (as every LIBRA file is).
 pub fn parse(text: &str) -> Result<Yaml, YamlError> {
     let mut lines: Vec<Line> = Vec::new();
-    for (i, raw) in crate::text::without_bom(text).lines().enumerate() {
+    for (i, raw) in crate::text::lines(crate::text::without_bom(text)).enumerate() {
         if let Some(c) = raw.chars().find(|c| !printable(*c)) {
             return Err(err(
                 i + 1,
@@ -433,9 +433,21 @@ fn flow_items(inner: &str, line: usize) -> Result<Vec<Yaml>, YamlError> {
 
 fn scalar_or_flow(text: &str, line: usize) -> Result<Yaml, YamlError> {
     if let Some(inner) = text.strip_prefix('[') {
-        let inner = inner
-            .strip_suffix(']')
+        let close = inner
+            .rfind(']')
             .ok_or_else(|| err(line, "a flow sequence must end with ] on the same line"))?;
+        let after = inner[close + 1..].trim();
+        if !after.is_empty() {
+            let hint = match after.starts_with('#') {
+                true => " (a comment needs a space before #)",
+                false => "",
+            };
+            return Err(err(
+                line,
+                format!("text after the flow sequence's ]: \"{after}\"{hint}"),
+            ));
+        }
+        let inner = &inner[..close];
         return Ok(Yaml::Seq {
             line,
             items: flow_items(inner, line)?,

@@ -73,7 +73,7 @@ pub enum CompileError {
     Constraint(#[from] ConstraintError),
     #[error("the optimizer needs the no-overlap training loop; the overlap loop can be evaluated but not optimized yet")]
     OverlapLoop,
-    #[error("constraints: {field} must be a positive finite number, got {value}")]
+    #[error("constraints: {field} must be a positive finite number, got {}", crate::format::number(*.value))]
     BadValue { field: String, value: f64 },
     #[error("constraints: {field} has {given} entries for a network of {dims} dimensions")]
     BoundCount {
@@ -81,7 +81,7 @@ pub enum CompileError {
         given: usize,
         dims: usize,
     },
-    #[error("objective: the time target must be a positive finite number of ns, got {0}")]
+    #[error("objective: the time target must be a positive finite number of ns, got {}", crate::format::number(*.0))]
     BadTarget(f64),
     #[error("no workload has any communication: there is nothing to optimize")]
     NoTraffic,

@@ -3,7 +3,7 @@
 /// Why an allocation cannot be made.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum AllocationError {
-    #[error("total bandwidth must be a positive finite number of GB/s, got {0}")]
+    #[error("total bandwidth must be a positive finite number of GB/s, got {}", crate::format::number(*.0))]
     BadTotal(f64),
     #[error("the network has no dimensions")]
     NoDimensions,

@@ -17,8 +17,21 @@ pub const T_START: f64 = 2.0;
 /// The final temperature.
 pub const T_END: f64 = 0.02;
 
-/// Anneal `inst`'s routing with `moves` moves from `seed`.
+/// Anneal `inst`'s routing with `moves` moves from `seed`, in memory bounded by the instance
+/// whatever the number of moves (see [`anneal`]).
 pub fn annealing(inst: &Instance, seed: u64, moves: u64) -> Routing {
+    anneal(inst, seed, moves, inst.flows.len().max(MIN_UNDO_LOG))
+}
+
+/// Accepted moves kept in the undo log at least, before the best state is copied instead.
+const MIN_UNDO_LOG: usize = 4_096;
+
+/// The annealing with an undo log of at most `log_cap` moves. The best state is kept as the moves
+/// accepted since it (undone at the end: cheaper than copying the routing at every improvement,
+/// 262,144 flows times thousands of improvements); once that log reaches `log_cap`, the best state
+/// is copied out and moves are no longer logged until the next improvement. So the memory is
+/// O(flows + log_cap), not 16 bytes per accepted move (1e9 moves took about 16 GB).
+fn anneal(inst: &Instance, seed: u64, moves: u64, log_cap: usize) -> Routing {
     let fabric = &inst.fabric;
     let mut routing = ecmp(inst);
     let movable: Vec<usize> = inst
@@ -32,10 +45,10 @@ pub fn annealing(inst: &Instance, seed: u64, moves: u64) -> Routing {
     }
     let mut load: Vec<i64> = routing.loads(inst).into_iter().map(i64::from).collect();
     let mut energy: i64 = load.iter().map(|l| l * l).sum();
-    // The moves since the best state, undone at the end (cheaper than copying the routing at
-    // every improvement: 262,144 flows times thousands of improvements).
     let mut best_energy = energy;
+    // The moves accepted since the best state, or (once the log is full) a copy of it.
     let mut since_best: Vec<(usize, u32)> = Vec::new();
+    let mut best_copy: Option<Routing> = None;
     let mut state = seed;
     let mut next = move || {
         state = state.wrapping_add(1);
@@ -65,13 +78,25 @@ pub fn annealing(inst: &Instance, seed: u64, moves: u64) -> Routing {
             load[d] += 1;
             energy += delta;
             routing.0[id] = Some(to);
-            since_best.push((id, now));
             if energy < best_energy {
                 best_energy = energy;
                 since_best.clear();
+                best_copy = None;
+            } else if best_copy.is_none() {
+                since_best.push((id, now));
+                if since_best.len() >= log_cap {
+                    let mut best = routing.clone();
+                    for (id, from) in since_best.drain(..).rev() {
+                        best.0[id] = Some(from);
+                    }
+                    best_copy = Some(best);
+                }
             }
         }
         t *= cooling;
+    }
+    if let Some(best) = best_copy {
+        return best;
     }
     for (id, from) in since_best.into_iter().rev() {
         routing.0[id] = Some(from);
@@ -116,6 +141,33 @@ mod tests {
         assert!(others.iter().any(|o| *o != a));
         // No moves: ECMP itself.
         assert_eq!(annealing(&inst, 7, 0), ecmp(&inst));
+    }
+
+    #[test]
+    fn a_bounded_undo_log_gives_the_same_routing_as_an_unbounded_one() {
+        // Issue 32: 1e9 moves kept 16 bytes per accepted move and aborted on allocation. With a
+        // log of 1 to 64 moves the best state is copied out again and again; the answer must be
+        // the one the whole log gives.
+        let p = Placement {
+            tors: 8,
+            spines: 4,
+            hosts_per_tor: 8,
+            jobs: 3,
+            ring_size: 4,
+            failed_links: 2,
+            ..Placement::default()
+        };
+        let inst = generate(&p).unwrap().instance().unwrap();
+        for seed in 1..6 {
+            let whole = anneal(&inst, seed, 30_000, usize::MAX);
+            for cap in [1, 2, 7, 64] {
+                assert_eq!(
+                    anneal(&inst, seed, 30_000, cap),
+                    whole,
+                    "seed {seed}, cap {cap}"
+                );
+            }
+        }
     }
 
     #[test]

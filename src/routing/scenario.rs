@@ -22,6 +22,7 @@ pub enum LinkKind {
 
 /// One directed ToR-spine link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinkRef {
     pub kind: LinkKind,
     pub tor: u32,
@@ -30,6 +31,7 @@ pub struct LinkRef {
 
 /// A ToR-spine link's capacity, replacing `link_gbps`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CapacityOverride {
     pub kind: LinkKind,
     pub tor: u32,
@@ -39,6 +41,7 @@ pub struct CapacityOverride {
 
 /// The fabric: `num_tors` ToRs, each linked up and down to every one of `num_spines` spines.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ClosNetwork {
     pub num_spines: u32,
     pub num_tors: u32,
@@ -54,6 +57,7 @@ pub struct ClosNetwork {
 
 /// A host (one NIC) on a ToR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Host {
     pub id: u32,
     pub tor: u32,
@@ -61,6 +65,7 @@ pub struct Host {
 
 /// A training job: one ring per model shard, each running a ring All-Reduce of `chunk_bytes` steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Job {
     pub name: String,
     pub chunk_bytes: f64,
@@ -71,6 +76,7 @@ pub struct Job {
 
 /// The input of `libra-studio route`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RouteScenario {
     pub network: ClosNetwork,
     pub hosts: Vec<Host>,
@@ -82,7 +88,7 @@ pub struct RouteScenario {
 pub enum RouteError {
     #[error("network.{field} must be at least 1")]
     NoneOf { field: &'static str },
-    #[error("{field} must be a positive finite number, got {value}")]
+    #[error("{field} must be a positive finite number, got {}", crate::format::number(*.value))]
     BadNumber { field: String, value: f64 },
     #[error("{field}: {what} {value} does not exist (the fabric has {count}: 0 to {})", .count.saturating_sub(1))]
     OutOfRange {

@@ -1,0 +1,252 @@
+//! `predict`, `calibrate` and `validate`: one measured-style training iteration on a system, a
+//! system fitted to measured runs, and a system held against them (docs/predict.md).
+
+use super::args::{ArgError, Args};
+use super::{inputs, Failure};
+use crate::codesign::preset::ModelPreset;
+use crate::format::number;
+use crate::predict::calibrate::{calibrate as fit, held, weighted, CalibrationError, PARAMETERS};
+use crate::predict::measured::{read_runs, MeasuredRun};
+use crate::predict::run::{Recompute, TrainingRun, GPT2_VOCAB};
+use crate::predict::step::{predict as step, Prediction};
+use crate::predict::system::{Calibration, System};
+use crate::predict::validation::{validate as compare, Validation};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::io::Write;
+
+/// A system by preset name, or a system JSON file.
+fn system(args: &Args) -> Result<System, Failure> {
+    let name = args.one("system")?.unwrap_or("dgx-a100");
+    if let Ok(s) = System::preset(name) {
+        return Ok(s);
+    }
+    if std::path::Path::new(name).is_file() {
+        let path = args.path("system")?.expect("given");
+        let text = inputs::read(path)?;
+        return System::from_json(&text)
+            .map_err(|e| Failure::Input(format!("{}: {e}", inputs::shown(path))));
+    }
+    Err(Failure::Usage(
+        crate::predict::system::SystemError::Unknown(name.into()).to_string(),
+    ))
+}
+
+fn whole(args: &Args, name: &'static str) -> Result<Option<u32>, ArgError> {
+    args.parsed(name, "a whole number of at least 1", |v| *v >= 1)
+}
+
+fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, ArgError> {
+    whole(args, name)?
+        .or(preset)
+        .ok_or(ArgError::Required(name))
+}
+
+const PREDICT_OPTIONS: [&str; 16] = [
+    "system",
+    "virtual-stages",
+    "ffn",
+    "model",
+    "layers",
+    "hidden",
+    "heads",
+    "seq-len",
+    "global-batch",
+    "micro-batch",
+    "npus",
+    "tp",
+    "pp",
+    "dp",
+    "recompute",
+    "vocab",
+];
+
+/// What `predict` prints.
+#[derive(Serialize)]
+struct PredictReport<'a> {
+    system: &'a str,
+    npus: u32,
+    run: &'a TrainingRun,
+    #[serde(flatten)]
+    prediction: &'a Prediction,
+}
+
+/// `predict --system S --model custom|PRESET [--layers --hidden --heads --seq-len --global-batch
+/// --vocab] --micro-batch B --npus N --tp T --pp P --dp D [--recompute none|selective|full]`.
+pub fn predict(args: &[OsString]) -> Result<String, Failure> {
+    let args = Args::parse(args, &PREDICT_OPTIONS, &["overlap-dp"])?;
+    args.no_positional()?;
+    let system = system(&args)?;
+    let key = args.required("model")?;
+    let preset = match key.trim() {
+        "custom" => None,
+        k => Some(ModelPreset::parse(k).ok_or_else(|| ArgError::Bad {
+            option: "model".into(),
+            message: format!(
+                "unknown model \"{k}\" (expected {} or custom)",
+                ModelPreset::ALL.map(ModelPreset::key).join(", ")
+            ),
+        })?),
+    };
+    let t = preset.map(ModelPreset::transformer);
+    let recompute = match args.one("recompute")? {
+        None => Recompute::Full,
+        Some(r) => Recompute::parse(r).ok_or_else(|| ArgError::Bad {
+            option: "recompute".into(),
+            message: format!("\"{r}\" is not none, selective or full"),
+        })?,
+    };
+    let run = TrainingRun {
+        layers: needed(&args, "layers", t.as_ref().map(|t| t.layers))?,
+        hidden: needed(&args, "hidden", t.as_ref().map(|t| t.hidden))?,
+        ffn: whole(&args, "ffn")?.or(t.as_ref().map(|t| t.ffn)),
+        heads: needed(&args, "heads", t.as_ref().map(|t| t.heads))?,
+        seq_len: needed(&args, "seq-len", t.as_ref().map(|t| t.seq_len))?,
+        vocab: whole(&args, "vocab")?
+            .or(preset.map(|p| p.vocab() as u32))
+            .unwrap_or(GPT2_VOCAB),
+        global_batch: needed(&args, "global-batch", t.as_ref().map(|t| t.global_batch))?,
+        micro_batch: needed(&args, "micro-batch", None)?,
+        tp: needed(&args, "tp", None)?,
+        pp: needed(&args, "pp", None)?,
+        dp: needed(&args, "dp", None)?,
+        recompute,
+        virtual_stages: whole(&args, "virtual-stages")?.unwrap_or(1),
+        overlap_dp: args.flag("overlap-dp"),
+    };
+    let npus = needed(&args, "npus", None)?;
+    run.check(&system, npus)
+        .map_err(|e| Failure::Input(format!("the run cannot be laid on {}: {e}", system.name)))?;
+    let prediction = step(&system, &run);
+    let report = PredictReport {
+        system: &system.name,
+        npus,
+        run: &run,
+        prediction: &prediction,
+    };
+    Ok(serde_json::to_string_pretty(&report).expect("json"))
+}
+
+/// Every `--runs` file's runs, each checked on `system`; the files' names.
+fn runs_of(args: &Args, system: &System) -> Result<(Vec<String>, Vec<Vec<MeasuredRun>>), Failure> {
+    let paths = args.all_paths("runs")?;
+    if paths.is_empty() {
+        return Err(ArgError::Required("runs").into());
+    }
+    let mut names = Vec::new();
+    let mut sets = Vec::new();
+    for path in paths {
+        let text = inputs::read(path)?;
+        let shown = inputs::shown(path);
+        let runs = read_runs(&text, system).map_err(|e| Failure::Input(format!("{shown}: {e}")))?;
+        names.push(shown);
+        sets.push(runs);
+    }
+    Ok((names, sets))
+}
+
+/// The per-run table of a validation, for standard error.
+fn table(v: &Validation) -> String {
+    let mut out =
+        String::from("line  model    TP  PP  DP  mb  measured ms  predicted ms   error\n");
+    for r in &v.rows {
+        out += &format!(
+            "{:>4}  {:<7} {:>3} {:>3} {:>3} {:>3} {:>12.1} {:>13.1} {:>+7.1}%\n",
+            r.line,
+            r.model,
+            r.tp,
+            r.pp,
+            r.dp,
+            r.micro_batch,
+            r.measured_ms,
+            r.predicted_ms,
+            100.0 * r.error
+        );
+    }
+    out += &format!(
+        "{} runs: mean {:.1}%, median {:.1}%, worst {:.1}%\n",
+        v.runs,
+        100.0 * v.mean_abs_error,
+        100.0 * v.median_abs_error,
+        100.0 * v.worst_abs_error
+    );
+    for m in &v.models {
+        out += &format!(
+            "  {}: {} runs, mean {:.1}%, worst {:.1}%, Spearman {:.3}, predicted best measures {:.3} x the best\n",
+            m.model,
+            m.runs,
+            100.0 * m.mean_abs_error,
+            100.0 * m.worst_abs_error,
+            m.spearman,
+            m.best_pick_ratio
+        );
+    }
+    out
+}
+
+/// `calibrate --system S --runs RUNS.csv`: the system fitted to the runs as JSON on standard
+/// output, the fit's error per run on standard error. A fit that does not converge says so and
+/// prints the system unchanged.
+pub fn calibrate(args: &[OsString], err: &mut dyn Write) -> Result<String, Failure> {
+    let args = Args::parse(args, &["system", "runs", "hold"], &[])?;
+    args.no_positional()?;
+    let start = system(&args)?;
+    let names: Vec<&str> = args
+        .one("hold")?
+        .map(|h| {
+            h.split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let hold = held(&names).map_err(|name| ArgError::Bad {
+        option: "hold".into(),
+        message: format!(
+            "unknown parameter \"{name}\" (expected some of {})",
+            PARAMETERS.join(", ")
+        ),
+    })?;
+    let (shown, sets) = runs_of(&args, &start)?;
+    let (runs, weights) = weighted(sets);
+    match fit(&start, &runs, &weights, &hold) {
+        Ok(f) => {
+            let v = compare(&f.system, &runs);
+            let _ = writeln!(
+                err,
+                "{}calibrated in {} steps (sum of squared log errors {} -> {})",
+                table(&v),
+                f.iterations,
+                number(f.start_cost),
+                number(f.cost)
+            );
+            let mut system = f.system;
+            system.calibration = Some(Calibration {
+                runs: shown.join(" + "),
+                rows: runs.len(),
+                mean_abs_error: v.mean_abs_error,
+                median_abs_error: v.median_abs_error,
+                worst_abs_error: v.worst_abs_error,
+            });
+            Ok(serde_json::to_string_pretty(&system).expect("json"))
+        }
+        Err(e @ CalibrationError::NoConvergence { .. }) | Err(e @ CalibrationError::NotFinite) => {
+            let _ = writeln!(err, "libra-studio: {e}");
+            Err(Failure::Input(format!(
+                "calibration failed; {} is unchanged",
+                start.name
+            )))
+        }
+    }
+}
+
+/// `validate --system S --runs RUNS.csv`: predicted against measured for every run, as JSON.
+pub fn validate(args: &[OsString], err: &mut dyn Write) -> Result<String, Failure> {
+    let args = Args::parse(args, &["system", "runs"], &[])?;
+    args.no_positional()?;
+    let system = system(&args)?;
+    let (_, sets) = runs_of(&args, &system)?;
+    let v = compare(&system, &sets.concat());
+    let _ = write!(err, "{}", table(&v));
+    Ok(serde_json::to_string_pretty(&v).expect("json"))
+}

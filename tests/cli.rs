@@ -1144,3 +1144,90 @@ fn a_candidates_scenario_takes_its_compute_from_a_system_when_asked() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn codesign_on_a_real_system_is_reproduced_by_scenario_with_that_system() {
+    // The co-design times every candidate's compute with dgx-a100's step model; the candidates'
+    // scenarios built by `scenario --system dgx-a100` must give the same optimal times.
+    let shape = "R4 x FC8 x R4 x SW32";
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4096",
+        "--budget",
+        "3e7",
+        "--shape",
+        shape,
+        "--system",
+        "dgx-a100",
+        "--recompute",
+        "full",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let (_, flat, _) = run(&args(&[
+        "codesign",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4096",
+        "--budget",
+        "3e7",
+        "--shape",
+        shape,
+        "--recompute",
+        "full",
+    ]));
+    let flat: Value = serde_json::from_str(&flat).unwrap();
+    assert_ne!(
+        v["best"]["time_ns"], flat["best"]["time_ns"],
+        "the system changes the times"
+    );
+    for d in v["ranked"].as_array().unwrap().iter().take(3) {
+        let n = |k: &str| d[k].as_u64().unwrap().to_string();
+        let (code, sc, err) = run(&args(&[
+            "scenario",
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            "4096",
+            "--tp",
+            &n("tp"),
+            "--pp",
+            &n("pp"),
+            "--dp",
+            &n("dp"),
+            "--micro-batch",
+            &n("micro_batch"),
+            "--shape",
+            shape,
+            "--mapping",
+            d["mapping"]["order"].as_str().unwrap(),
+            "--budget",
+            "3e7",
+            "--system",
+            "dgx-a100",
+            "--recompute",
+            "full",
+        ]));
+        assert_eq!(code, 0, "{err}");
+        let path = std::env::temp_dir().join(format!(
+            "codesign-system-{}-{}.json",
+            std::process::id(),
+            n("tp") + &n("pp") + &n("micro_batch") + d["mapping"]["order"].as_str().unwrap()
+        ));
+        std::fs::write(&path, sc).unwrap();
+        let (code, opt, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
+        assert_eq!(code, 0, "{err}");
+        let o: Value = serde_json::from_str(&opt).unwrap();
+        let t = d["time_ns"].as_f64().unwrap();
+        assert!(
+            rel(o["time_ns"].as_f64().unwrap(), t) < 1e-6,
+            "{} vs {t}",
+            o["time_ns"]
+        );
+        std::fs::remove_file(path).ok();
+    }
+}

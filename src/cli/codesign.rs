@@ -157,16 +157,28 @@ fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
 pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     let valued: Vec<&str> = MODEL_OPTIONS
         .iter()
-        .chain(&["budget", "budgets", "rank-budget", "shape", "cost"])
+        .chain(&[
+            "budget",
+            "budgets",
+            "rank-budget",
+            "shape",
+            "cost",
+            "system",
+        ])
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3", "timings"])?;
     args.no_positional()?;
     let (t, memory) = model(&args)?;
     let npus = npus(&args)?;
+    let system = args
+        .one("system")?
+        .map(crate::predict::system::System::preset)
+        .transpose()
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let hbm_gb = match args.one("hbm-gb")? {
         Some(v) => positive("hbm-gb", v, "GB")?,
-        None => 80.0,
+        None => system.as_ref().map_or(80.0, |s| s.accelerator.hbm_gb),
     };
     let budgets = match (args.one("budget")?, args.one("budgets")?) {
         (Some(b), None) => vec![positive("budget", b, "$")?],
@@ -196,6 +208,7 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
         shapes,
         budgets,
         rank_budget,
+        system,
     };
     let start = std::time::Instant::now();
     let run = CodesignRun::new(&setup).map_err(Failure::input)?.run();
@@ -273,11 +286,7 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
     if let Some(name) = args.one("system")? {
         // Compute timed by a real system (docs/predict.md) instead of --peak-tflops x --efficiency.
         let system = crate::predict::system::System::preset(name).map_err(Failure::input)?;
-        // The memory model's recompute option (selective by default), timed.
-        let recompute = match memory.recompute {
-            Recompute::Selective => crate::predict::run::Recompute::Selective,
-            Recompute::Full => crate::predict::run::Recompute::Full,
-        };
+        let recompute = crate::predict::workload::recompute_of(memory.recompute);
         let chosen = crate::codesign::candidate::with_choice(&t, &choice);
         let vocab = u32::try_from(memory.vocab).unwrap_or(u32::MAX);
         let run = crate::predict::workload::run_of(&chosen, vocab, recompute);

@@ -108,7 +108,9 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
 Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|custom --npus N
                              (--budget USD | --budgets LO:HI:N) [options]
 
-  --hbm-gb G                 memory per NPU (default 80)
+  --hbm-gb G                 memory per NPU (default 80, or the --system accelerator's)
+  --system dgx-a100          time each candidate's compute on a real system (docs/predict.md)
+                             instead of --peak-tflops x --efficiency
   --rank-budget USD          the budget of the ranked table (with --budgets)
   --shape \"R4 x FC8 x R4 x SW32\"   one network shape instead of every shape
   --cost COST.yml            LIBRA's cost model (`-` reads standard input)

@@ -415,6 +415,7 @@ impl CodesignInputs {
             },
             budgets: budget_range(self.lo_usd, self.hi_usd, self.budgets as usize),
             rank_budget: Some(self.rank_budget()),
+            system: None,
         })
     }
 }

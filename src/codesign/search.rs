@@ -63,6 +63,9 @@ pub struct CodesignSetup {
     pub budgets: Vec<f64>,
     /// The budget of the ranked table (added to the budgets); default the largest budget.
     pub rank_budget: Option<f64>,
+    /// A real system whose step model times each candidate's compute (docs/predict.md); None:
+    /// the transformer's flat peak TFLOP/s x efficiency.
+    pub system: Option<crate::predict::system::System>,
 }
 
 impl CodesignSetup {
@@ -87,6 +90,7 @@ impl CodesignSetup {
             shapes,
             budgets,
             rank_budget: None,
+            system: None,
         }
     }
 }
@@ -420,9 +424,20 @@ impl CodesignStart {
             micro_batch: b,
             order: LayOrder::TpPpDp,
         };
-        let layers = super::candidate::with_choice(&setup.model, &choice)
-            .build(&flat)
-            .map_err(CodesignError::Model)?;
+        let chosen = super::candidate::with_choice(&setup.model, &choice);
+        let mut layers = chosen.build(&flat).map_err(CodesignError::Model)?;
+        if let Some(system) = &setup.system {
+            crate::predict::workload::time_on(
+                &mut layers,
+                &chosen,
+                system,
+                &crate::predict::workload::run_of(
+                    &chosen,
+                    u32::try_from(setup.memory.vocab).unwrap_or(u32::MAX),
+                    crate::predict::workload::recompute_of(setup.memory.recompute),
+                ),
+            );
+        }
         let compute_ns = layers.workload.compute_ns();
         self.groups.push(Group {
             parallelism: *p,

@@ -11,6 +11,14 @@ use super::system::System;
 use crate::model::builder::Transformer;
 use crate::model::scenario::WorkloadSpec;
 
+/// The step model's recomputation for the memory model's.
+pub fn recompute_of(r: crate::model::memory::Recompute) -> Recompute {
+    match r {
+        crate::model::memory::Recompute::Selective => Recompute::Selective,
+        crate::model::memory::Recompute::Full => Recompute::Full,
+    }
+}
+
 /// The step model's run for a built transformer (its vocabulary given).
 pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun {
     TrainingRun {

@@ -19,7 +19,8 @@
 //! - A layer of a micro-batch takes `max(GPU work + TP all-reduces, host time per layer)`: with
 //!   small work per kernel the GPU waits for the host to issue it.
 //! - The last stage adds the logits (`3` products of `b s x h x V/t`, 20 bytes per logit in the
-//!   fp32 cross entropy). 1F1B: `(m + p - 1)` slots of the slowest stage, each with its pipeline
+//!   fp32 cross entropy). 1F1B: `m` slots of the slowest stage and `p - 1` of an average one (the
+//!   bubble: filling and draining pass each stage once), each with its pipeline
 //!   send and receive (`b s h / t` 2-byte elements each way, scattered over TP; on the scale-out
 //!   tier when `t d` fills a node).
 //! - After the flush (unless overlapped; the measured runs do not overlap it): the DP all-reduce
@@ -233,7 +234,10 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         true => 2.0 * chunks * (pp_tier.latency_us * 1e-6 + activation / t / pp_tier.bytes_per_s()),
         false => 0.0,
     };
-    let bubble = (p - 1.0) / chunks * (slot + p2p);
+    // Filling and draining pass through every stage once: the other stages carry no logits, so
+    // a bubble slot is an average stage's (the layers and a 1/p share of the logits).
+    let average_slot = slot - logits + logits / p;
+    let bubble = (p - 1.0) / chunks * (average_slot + p2p);
 
     // After the flush: DP gradients and the optimizer.
     let params = run.layer_params() * stage_layers / t + v * h / t;
@@ -344,11 +348,12 @@ mod tests {
                 b.pipeline_bubble_ns == 0.0 && b.pipeline_p2p_ns == 0.0,
                 pp == 1
             );
-            // 1F1B: the bubble is (p - 1) of the m + p - 1 slots.
+            // 1F1B: m slots of the last stage and p - 1 of an average one (its 1/p of the logits).
             let m = f64::from(r.micro_batches());
-            let slots =
-                b.layers_ns + b.logits_ns + b.host_wait_ns + b.tp_comm_ns + b.pipeline_p2p_ns;
-            let want = slots / m * f64::from(pp - 1);
+            let slot =
+                (b.layers_ns + b.logits_ns + b.host_wait_ns + b.tp_comm_ns + b.pipeline_p2p_ns) / m;
+            let logits = b.logits_ns / m;
+            let want = (slot - logits + logits / f64::from(pp)) * f64::from(pp - 1);
             assert!((b.pipeline_bubble_ns - want).abs() <= 1e-6 * want.max(1.0));
             assert!(p.mfu > 0.0 && p.mfu < 1.0, "{p:?}");
         }
@@ -386,9 +391,10 @@ mod tests {
         let two = predict(&system, &r);
         let (a, b) = (&plain.breakdown, &two.breakdown);
         assert!((b.pipeline_p2p_ns - 2.0 * a.pipeline_p2p_ns).abs() < 1e-6 * a.pipeline_p2p_ns);
-        // The bubble is (p - 1) / v slots, each slot now with twice the sends.
+        // The bubble is (p - 1) / v average slots, each slot now with twice the sends.
         let slot = |x: &Breakdown, m: f64| {
-            (x.layers_ns + x.logits_ns + x.host_wait_ns + x.tp_comm_ns + x.pipeline_p2p_ns) / m
+            (x.layers_ns + x.logits_ns * 0.25 + x.host_wait_ns + x.tp_comm_ns + x.pipeline_p2p_ns)
+                / m
         };
         let m = f64::from(r.micro_batches());
         assert!((b.pipeline_bubble_ns - 1.5 * slot(b, m)).abs() < 1e-6 * b.pipeline_bubble_ns);

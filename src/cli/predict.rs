@@ -118,6 +118,12 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
     run.check(&system, npus)
         .map_err(|e| Failure::Input(format!("the run cannot be laid on {}: {e}", system.name)))?;
     let prediction = step(&system, &run);
+    if !(prediction.time_ns.is_finite() && prediction.memory_gb.is_finite()) {
+        return Err(Failure::Input(
+            "the run's time or memory overflows the range of 64-bit numbers (sizes too extreme)"
+                .into(),
+        ));
+    }
     let report = PredictReport {
         system: &system.name,
         npus,

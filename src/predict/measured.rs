@@ -173,6 +173,18 @@ mod tests {
             assert!(e.to_string().contains(says), "{e}");
         }
         assert_eq!(read_runs("", &system).unwrap_err(), MeasuredError::Empty);
+        // Any text: an answer or a named error, never a panic.
+        let mut state = 3u64;
+        for _ in 0..2_000 {
+            let text: String = (0..(state % 300))
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    [',', '\n', '\r', '1', '8', '0', '-', '.', 'e', ' ', 'x', '9']
+                        [(state >> 60) as usize % 12]
+                })
+                .collect();
+            let _ = read_runs(&format!("{HEAD}{text}"), &system);
+        }
         assert_eq!(read_runs(HEAD, &system).unwrap_err(), MeasuredError::NoRuns);
     }
 }

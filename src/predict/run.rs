@@ -102,14 +102,16 @@ pub enum RunError {
 }
 
 impl TrainingRun {
-    /// NPUs the run uses.
+    /// NPUs the run uses (saturated at u64::MAX).
     pub fn npus(&self) -> u64 {
-        u64::from(self.tp) * u64::from(self.pp) * u64::from(self.dp)
+        u64::from(self.tp)
+            .saturating_mul(u64::from(self.pp))
+            .saturating_mul(u64::from(self.dp))
     }
 
     /// The MLP's inner size.
     pub fn ffn(&self) -> f64 {
-        f64::from(self.ffn.unwrap_or(4 * self.hidden))
+        self.ffn.map_or(4.0 * f64::from(self.hidden), f64::from)
     }
 
     /// Parameters of one layer: attention `4 h^2 + 4 h`, MLP `2 h f + f + h`, two layer norms
@@ -121,7 +123,8 @@ impl TrainingRun {
 
     /// Micro-batches per iteration and pipeline.
     pub fn micro_batches(&self) -> u32 {
-        self.global_batch / (self.micro_batch * self.dp)
+        let per = (u64::from(self.micro_batch) * u64::from(self.dp)).max(1);
+        (u64::from(self.global_batch) / per) as u32
     }
 
     /// The vocabulary as Megatron pads it (a multiple of 128 x TP).
@@ -202,7 +205,7 @@ impl TrainingRun {
         let v = self.virtual_stages;
         if v > 1
             && (self.pp == 1
-                || !self.layers.is_multiple_of(self.pp * v)
+                || !u64::from(self.layers).is_multiple_of(u64::from(self.pp) * u64::from(v))
                 || !self.micro_batches().is_multiple_of(self.pp))
         {
             return Err(RunError::Interleave {

@@ -422,6 +422,74 @@ mod tests {
     }
 
     #[test]
+    fn any_run_that_passes_the_rules_is_predicted_without_a_panic() {
+        // Seeded: every size from 1 to u32::MAX, mixed; a run the rules accept is predicted,
+        // and the parts still add up whenever the time is finite.
+        let system = System::dgx_a100();
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let r = (state >> 33) as u32;
+            match r % 4 {
+                0 => 1 + r % 8,
+                1 => 1 << (r % 32),
+                2 => u32::MAX - r % 3,
+                _ => 1 + r % 100_000,
+            }
+        };
+        let mut predicted = 0;
+        for _ in 0..20_000 {
+            // Degrees that lay on the 8-GPU domains, sizes built to pass the divisibility rules
+            // (a product past u32 is skipped: the rules are what is tested elsewhere).
+            let tp = 1u32 << (next() % 5);
+            let pp = 1 + next() % 64;
+            let dp = 1 + next() % 64;
+            let v = next() % 3 + 1;
+            let mul = |a: u32, b: u32| a.checked_mul(b);
+            let (Some(heads), Some(micro)) = (mul(tp, next()), Some(next())) else {
+                continue;
+            };
+            let Some(hidden) = mul(heads, next() % 256 + 1) else {
+                continue;
+            };
+            let Some(layers) = mul(pp * v, next() % 64 + 1) else {
+                continue;
+            };
+            let Some(global) = mul(micro, dp).and_then(|x| mul(x, pp * (next() % 16 + 1))) else {
+                continue;
+            };
+            let r = TrainingRun {
+                layers,
+                hidden,
+                ffn: if next() % 2 == 0 { None } else { Some(next()) },
+                heads,
+                seq_len: next(),
+                vocab: next(),
+                global_batch: global,
+                micro_batch: micro,
+                tp,
+                pp,
+                dp,
+                recompute: Recompute::Full,
+                virtual_stages: v,
+                overlap_dp: next() % 2 == 0,
+            };
+            let Ok(npus) = u32::try_from(r.npus()) else {
+                continue;
+            };
+            if r.check(&system, npus).is_err() {
+                continue;
+            }
+            predicted += 1;
+            let p = predict(&system, &r);
+            assert!(!p.time_ns.is_nan(), "{r:?}");
+        }
+        assert!(predicted > 100, "only {predicted} runs passed the rules");
+    }
+
+    #[test]
     fn recomputation_costs_time_and_saves_memory() {
         let system = System::dgx_a100();
         let mut r = run(8, 1, 32, 8);

@@ -385,45 +385,59 @@ fn codesign_candidates_are_reproduced_by_scenario_and_optimize() {
         last = t;
         assert_eq!(d["shape"].as_array().unwrap().len(), 4);
         assert!(d["memory_gb"].as_f64().unwrap() <= 80.0);
-        let n = |k: &str| d[k].as_u64().unwrap().to_string();
-        let (code, sc, err) = run(&args(&[
-            "scenario",
-            "--model",
-            "llama2-70b",
-            "--npus",
-            "4096",
-            "--tp",
-            &n("tp"),
-            "--pp",
-            &n("pp"),
-            "--dp",
-            &n("dp"),
-            "--micro-batch",
-            &n("micro_batch"),
-            "--shape",
-            shape,
-            "--mapping",
-            d["mapping"]["order"].as_str().unwrap(),
-            "--budget",
-            "2e7",
-        ]));
-        assert_eq!(code, 0, "{err}");
-        let path = std::env::temp_dir().join(format!(
-            "codesign-{}-{}.json",
-            std::process::id(),
-            n("tp") + &n("pp") + &n("micro_batch") + d["mapping"]["order"].as_str().unwrap()
-        ));
-        std::fs::write(&path, sc).unwrap();
-        let (code, opt, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
-        assert_eq!(code, 0, "{err}");
-        let o: Value = serde_json::from_str(&opt).unwrap();
-        assert!(
-            rel(o["time_ns"].as_f64().unwrap(), t) < 1e-6,
-            "{} vs {t}",
-            o["time_ns"]
-        );
-        std::fs::remove_file(path).ok();
+        assert_reproduced(d, "llama2-70b", "4096", shape, "2e7", &[]);
     }
+}
+
+/// Design `d` of a co-design of `model` on `npus` NPUs and `shape` at `budget`, rebuilt by
+/// `scenario` (with `extra` options) and solved by `optimize`: the same time.
+fn assert_reproduced(
+    d: &Value,
+    model: &str,
+    npus: &str,
+    shape: &str,
+    budget: &str,
+    extra: &[&str],
+) {
+    let n = |k: &str| d[k].as_u64().unwrap().to_string();
+    let mut line = vec![
+        "scenario",
+        "--model",
+        model,
+        "--npus",
+        npus,
+        "--shape",
+        shape,
+        "--budget",
+        budget,
+        "--mapping",
+        d["mapping"]["order"].as_str().unwrap(),
+    ];
+    line.extend(extra);
+    let mut line = args(&line);
+    for k in ["tp", "pp", "dp", "micro_batch"] {
+        line.push(format!("--{}", k.replace('_', "-")));
+        line.push(n(k));
+    }
+    let (code, sc, err) = run(&line);
+    assert_eq!(code, 0, "{err}");
+    let path = std::env::temp_dir().join(format!(
+        "codesign-{}-{}-{}.json",
+        std::process::id(),
+        extra.join(""),
+        n("tp") + &n("pp") + &n("micro_batch") + d["mapping"]["order"].as_str().unwrap()
+    ));
+    std::fs::write(&path, sc).unwrap();
+    let (code, opt, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    let o: Value = serde_json::from_str(&opt).unwrap();
+    let t = d["time_ns"].as_f64().unwrap();
+    assert!(
+        rel(o["time_ns"].as_f64().unwrap(), t) < 1e-6,
+        "{} vs {t}",
+        o["time_ns"]
+    );
+    std::fs::remove_file(path).ok();
 }
 
 #[test]
@@ -1186,48 +1200,13 @@ fn codesign_on_a_real_system_is_reproduced_by_scenario_with_that_system() {
         "the system changes the times"
     );
     for d in v["ranked"].as_array().unwrap().iter().take(3) {
-        let n = |k: &str| d[k].as_u64().unwrap().to_string();
-        let (code, sc, err) = run(&args(&[
-            "scenario",
-            "--model",
+        assert_reproduced(
+            d,
             "gpt3-175b",
-            "--npus",
             "4096",
-            "--tp",
-            &n("tp"),
-            "--pp",
-            &n("pp"),
-            "--dp",
-            &n("dp"),
-            "--micro-batch",
-            &n("micro_batch"),
-            "--shape",
             shape,
-            "--mapping",
-            d["mapping"]["order"].as_str().unwrap(),
-            "--budget",
             "3e7",
-            "--system",
-            "dgx-a100",
-            "--recompute",
-            "full",
-        ]));
-        assert_eq!(code, 0, "{err}");
-        let path = std::env::temp_dir().join(format!(
-            "codesign-system-{}-{}.json",
-            std::process::id(),
-            n("tp") + &n("pp") + &n("micro_batch") + d["mapping"]["order"].as_str().unwrap()
-        ));
-        std::fs::write(&path, sc).unwrap();
-        let (code, opt, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
-        assert_eq!(code, 0, "{err}");
-        let o: Value = serde_json::from_str(&opt).unwrap();
-        let t = d["time_ns"].as_f64().unwrap();
-        assert!(
-            rel(o["time_ns"].as_f64().unwrap(), t) < 1e-6,
-            "{} vs {t}",
-            o["time_ns"]
+            &["--system", "dgx-a100", "--recompute", "full"],
         );
-        std::fs::remove_file(path).ok();
     }
 }

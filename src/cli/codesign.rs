@@ -38,20 +38,26 @@ fn whole(args: &Args, option: &'static str) -> Result<Option<u32>, ArgError> {
     args.parsed(option, "a whole number of at least 1", |v| *v >= 1)
 }
 
+/// `--model`: a preset by name, or None for `custom`.
+pub(super) fn preset_of(args: &Args) -> Result<Option<ModelPreset>, ArgError> {
+    match args.required("model")?.trim() {
+        "custom" => Ok(None),
+        k => ModelPreset::parse(k)
+            .map(Some)
+            .ok_or_else(|| ArgError::Bad {
+                option: "model".into(),
+                message: format!(
+                    "unknown model \"{k}\" (expected {} or custom)",
+                    ModelPreset::ALL.map(ModelPreset::key).join(", ")
+                ),
+            }),
+    }
+}
+
 /// The transformer and memory options: a preset (`--model gpt3-175b`) or `--model custom` with
 /// its sizes, any field overridable.
 fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
-    let key = args.required("model")?;
-    let preset = match key.trim() {
-        "custom" => None,
-        k => Some(ModelPreset::parse(k).ok_or_else(|| ArgError::Bad {
-            option: "model".into(),
-            message: format!(
-                "unknown model \"{k}\" (expected {} or custom)",
-                ModelPreset::ALL.map(ModelPreset::key).join(", ")
-            ),
-        })?),
-    };
+    let preset = preset_of(args)?;
     let mut t = match preset {
         Some(p) => p.transformer(),
         None => Transformer {

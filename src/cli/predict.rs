@@ -77,17 +77,7 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(args, &PREDICT_OPTIONS, &["overlap-dp"])?;
     args.no_positional()?;
     let system = system(&args)?;
-    let key = args.required("model")?;
-    let preset = match key.trim() {
-        "custom" => None,
-        k => Some(ModelPreset::parse(k).ok_or_else(|| ArgError::Bad {
-            option: "model".into(),
-            message: format!(
-                "unknown model \"{k}\" (expected {} or custom)",
-                ModelPreset::ALL.map(ModelPreset::key).join(", ")
-            ),
-        })?),
-    };
+    let preset = super::codesign::preset_of(&args)?;
     let t = preset.map(ModelPreset::transformer);
     let recompute = match args.one("recompute")? {
         None => Recompute::Full,

@@ -132,17 +132,37 @@ impl LayerWork {
     }
 }
 
-/// The GPU work of one layer and micro-batch of `run` on `system` (no communication).
-pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
-    let c = &system.compute;
-    let peak = system.accelerator.bf16_tflops * 1e12 * c.gemm;
-    let hbm = system.accelerator.hbm_gbps * 1e9 * c.memory;
-    let kernel = c.kernel_us * 1e-6;
-    let gemm = |m: f64, n: f64, k: f64, batch: f64| {
+/// What the accelerator reaches: FLOP/s on products, bytes/s on memory-bound kernels, and the
+/// time each product adds.
+struct Rates {
+    peak: f64,
+    hbm: f64,
+    kernel: f64,
+}
+
+impl Rates {
+    fn of(system: &System) -> Rates {
+        let c = &system.compute;
+        Rates {
+            peak: system.accelerator.bf16_tflops * 1e12 * c.gemm,
+            hbm: system.accelerator.hbm_gbps * 1e9 * c.memory,
+            kernel: c.kernel_us * 1e-6,
+        }
+    }
+
+    /// `batch` products `(m x k)(k x n)` of 2-byte elements, s.
+    fn gemm(&self, m: f64, n: f64, k: f64, batch: f64) -> f64 {
         let flops = 2.0 * m * n * k * batch;
         let bytes = 2.0 * (m * k + k * n + m * n) * batch;
-        (flops / peak).max(bytes / hbm) + kernel
-    };
+        (flops / self.peak).max(bytes / self.hbm) + self.kernel
+    }
+}
+
+/// The GPU work of one layer and micro-batch of `run` on `system` (no communication).
+pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
+    let rates = Rates::of(system);
+    let hbm = rates.hbm;
+    let gemm = |m: f64, n: f64, k: f64, batch: f64| rates.gemm(m, n, k, batch);
     let (b, s, h, a) = (
         f64::from(run.micro_batch),
         f64::from(run.seq_len),
@@ -180,15 +200,9 @@ pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
 
 /// Predict one iteration of `run` (checked with [`TrainingRun::check`]) on `system`.
 pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
-    let c = &system.compute;
-    let peak = system.accelerator.bf16_tflops * 1e12 * c.gemm;
-    let hbm = system.accelerator.hbm_gbps * 1e9 * c.memory;
-    let kernel = c.kernel_us * 1e-6;
-    let gemm = |m: f64, n: f64, k: f64, batch: f64| {
-        let flops = 2.0 * m * n * k * batch;
-        let bytes = 2.0 * (m * k + k * n + m * n) * batch;
-        (flops / peak).max(bytes / hbm) + kernel
-    };
+    let rates = Rates::of(system);
+    let hbm = rates.hbm;
+    let gemm = |m: f64, n: f64, k: f64, batch: f64| rates.gemm(m, n, k, batch);
     let (b, s, h, a) = (
         f64::from(run.micro_batch),
         f64::from(run.seq_len),
@@ -215,12 +229,11 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         false => hierarchical(system, domain, t / domain, activation),
     };
     let tp_layer = (4.0 + recomputed_ars) * tp_all_reduce;
-    let host = c.host_us_per_layer * 1e-6;
+    let host = system.compute.host_us_per_layer * 1e-6;
     let host_wait = (host - (gpu_layer + tp_layer)).max(0.0);
 
     // The slowest stage (the last: its layers and the logits).
-    let logits = 3.0 * gemm(bs, v / t, h, 1.0)
-        + 20.0 * bs * v / t / (system.accelerator.hbm_gbps * 1e9 * c.memory);
+    let logits = 3.0 * gemm(bs, v / t, h, 1.0) + 20.0 * bs * v / t / hbm;
     let stage_layers = l / p;
     let slot = stage_layers * (gpu_layer + tp_layer + host_wait) + logits;
     let pp_tier = match t * d >= domain {

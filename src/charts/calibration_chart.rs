@@ -4,7 +4,7 @@
 //! error.
 
 use super::chart::{Area, Chart, PointInfo};
-use super::front::{axis_points, trimmed};
+use super::front::{nice_log_points, trimmed};
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
 use crate::predict::validation::{RunError, Validation};
@@ -67,8 +67,8 @@ pub fn draw_calibration<DB: DrawingBackend>(
         .x_label_area_size(style.px(40.0))
         .y_label_area_size(style.px(64.0))
         .build_cartesian_2d(
-            (a..b).log_scale().with_key_points(axis_points(a, b)),
-            (a..b).log_scale().with_key_points(axis_points(a, b)),
+            (a..b).log_scale().with_key_points(nice_log_points(a, b)),
+            (a..b).log_scale().with_key_points(nice_log_points(a, b)),
         )?;
     chart
         .configure_mesh()
@@ -108,7 +108,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
                 palette::UNIFORM_MARK.stroke_width(style.px(1.0)),
             )
         }))?
-        .label(format!("start ({})", shown.start_name))
+        .label("start")
         .legend(move |(x, y)| Circle::new((x + 8, y), 4, palette::UNIFORM_MARK));
     for (k, m) in shown.fitted.models.iter().enumerate() {
         let c = palette::DIMS[k % palette::DIMS.len()];
@@ -121,7 +121,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
                     .filter(|row| row.model == m.model)
                     .map(|row| Circle::new((row.measured_ms, row.predicted_ms), r, c.filled())),
             )?
-            .label(format!("fitted: {}", m.model))
+            .label(format!("fit: {}", m.model))
             .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
     }
     let pts: Vec<(f64, f64)> = shown
@@ -137,7 +137,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
             palette::CURRENT.stroke_width(style.px(2.0)),
         )])?;
     }
-    super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, style)?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
     let pixels = pts.iter().map(|p| chart.backend_coord(p)).collect();
     area.present()?;
     Ok(pixels)
@@ -260,7 +260,7 @@ mod tests {
             draw_calibration(&area, &shown, Some(15), &ChartStyle::default()).unwrap()
         };
         assert_eq!(pts.len(), 41);
-        assert!(svg.contains("predicted = measured") && svg.contains("fitted: 18.4B"));
+        assert!(svg.contains("predicted = measured") && svg.contains("fit: 18.4B"));
         let t = calibration_table(&shown);
         assert_eq!(t.rows.len(), 41);
         // Line 17 of the file: the run the model misses most (docs/predict.md).

@@ -101,7 +101,7 @@ impl CalibratedSystem {
         let start =
             System::preset(&self.start).map_err(|e| format!("the calibration's start: {e}"))?;
         let mut s = with_values(&start, &self.fit);
-        s.name = format!("calibrated from {}", self.start);
+        s.name = format!("the system calibrated from {}", self.start);
         s.calibration = None;
         s.validate()
             .map_err(|e| format!("the calibrated system: {e}"))?;
@@ -455,7 +455,7 @@ impl CodesignInputs {
                 "Compute at a flat 312 TFLOP/s × 50% per NPU (the workload builder's); {hbm}."
             ),
             Ok(Some(s)) => format!(
-                "Compute timed by {}'s step model: {} ({} dense BF16 TFLOP/s, {} GB/s HBM), \
+                "Compute timed by the step model on {}: {} ({} dense BF16 TFLOP/s, {} GB/s HBM), \
                  {:.1}% of peak on large products, {:.1}% of HBM bandwidth; {}{}. The network's \
                  bandwidths stay the co-design's own.",
                 s.name,
@@ -881,7 +881,10 @@ mod tests {
         assert_eq!(inputs.system_key(), CALIBRATED);
         let system = inputs.setup(&base).unwrap().system.unwrap();
         assert_eq!(values(&system), cal.fit);
-        assert_eq!(system.name, "calibrated from dgx-a100-uncalibrated");
+        assert_eq!(
+            system.name,
+            "the system calibrated from dgx-a100-uncalibrated"
+        );
         assert_eq!(system.accelerator, start.accelerator);
         let json = serde_json::to_string(&inputs).unwrap();
         // The start's name and eight numbers: small enough for the link.

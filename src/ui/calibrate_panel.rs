@@ -30,6 +30,8 @@ struct Fitted {
     /// The fit, or the start when the fit did not converge.
     fitted: System,
     converged: bool,
+    /// Levenberg-Marquardt steps taken.
+    steps: usize,
     held: [bool; 8],
     shown: Arc<CalibrationShown>,
 }
@@ -40,9 +42,9 @@ fn pct(v: f64) -> String {
 
 /// A parameter's value as the table shows it.
 fn value_text(i: usize, v: f64) -> String {
-    match PARAMETERS[i].ends_with("_us") {
-        true => format!("{v:.1} us"),
-        false => format!("{:.1}%", 100.0 * v),
+    match matches!(i, 0 | 1 | 4 | 6) {
+        true => format!("{:.1}%", 100.0 * v),
+        false => format!("{v:.1} us"),
     }
 }
 
@@ -183,6 +185,7 @@ pub fn CalibratePanel(
                 progress.set(Some(fit.progress()));
                 return false;
             }
+            let steps = fit.progress().0;
             let (fitted, converged) = match outcome.take() {
                 Some(Ok(f)) => (f.system, true),
                 Some(Err(e)) => {
@@ -210,6 +213,7 @@ pub fn CalibratePanel(
                     start: start.clone(),
                     fitted: fitted.clone(),
                     converged,
+                    steps,
                     held,
                     shown: s,
                 }));
@@ -233,7 +237,7 @@ pub fn CalibratePanel(
         let line = match (progress.get(), result.get()) {
             (Some((k, most)), _) => format!("fitting: step {k} (at most {most})…"),
             (None, Some(f)) => format!(
-                "{} {} runs on {}{}.",
+                "{} {} runs, starting from {}: {} steps{}.",
                 if f.converged {
                     "Fitted to"
                 } else {
@@ -241,9 +245,10 @@ pub fn CalibratePanel(
                 },
                 f.shown.fitted.runs,
                 f.start_key,
+                f.steps,
                 elapsed
                     .get()
-                    .map(|v| format!(", in {v:.0} ms"))
+                    .map(|v| format!(", {v:.0} ms"))
                     .unwrap_or_default()
             ),
             _ => String::new(),

@@ -348,7 +348,10 @@ pub fn CalibratePanel(
                 </Show>
             </div>
             {status}
-            <ChartCanvas chart=CalibrationChart data=shown own_task=true hover_only=true />
+            // Drawn once there is a calibration (no empty frame before).
+            <Show when=move || shown.with(Option::is_some)>
+                <ChartCanvas chart=CalibrationChart data=shown own_task=true hover_only=true />
+            </Show>
             {results}
         </section>
     }

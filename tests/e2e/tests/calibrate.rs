@@ -9,12 +9,13 @@ use e2e::{run_alone, Browser};
 use libra_studio::analysis::study::study;
 use libra_studio::codesign::{CodesignInputs, CodesignRun, CALIBRATED};
 use libra_studio::format::duration_ns;
-use libra_studio::permalink::decode_with;
+use libra_studio::permalink::{decode_with, encode_with};
 use libra_studio::predict::calibrate::{calibrate, held, weighted};
 use libra_studio::predict::measured::read_runs;
 use libra_studio::predict::system::{System, HELD_A100};
 use libra_studio::predict::validation::validate;
 use libra_studio::presets::default_scenario;
+use libra_studio::view::{LinkState, View};
 use std::time::Duration;
 
 const VISIBLE: &str = include_str!("../../../data/measured/megatron-a100-visible.csv");
@@ -234,6 +235,26 @@ fn the_codesign_view_times_by_a_system_and_calibrates_one_on_measured_runs() {
         b.wait_js("the search after the reload to finish", SEARCH_DONE)
             .await;
         b.screenshot("app-codesign-system").await;
+        b.assert_no_errors().await;
+
+        // A hand-edited link naming no system: refused on the picker, not searched.
+        let mut odd = flat.clone();
+        odd.system = Some("tpu-v9".into());
+        let link = encode_with(
+            &base,
+            &LinkState {
+                view: View::Codesign,
+                codesign: Some(serde_json::to_string(&odd).unwrap()),
+                ..LinkState::default()
+            },
+        );
+        b.open(&link).await;
+        b.client.refresh().await.unwrap();
+        let e = b.text("codesign-system-error").await;
+        assert!(e.starts_with("unknown system \"tpu-v9\""), "{e}");
+        let e = b.text("codesign-error").await;
+        assert!(e.starts_with("Fix the system: unknown system"), "{e}");
+        assert_eq!(b.count("codesign-table").await, 0);
         b.assert_no_errors().await;
         b.close().await;
 

@@ -1,6 +1,7 @@
 //! A calibration's check: every measured run's predicted time against its measured time (log-log),
 //! on the fitted system (filled, a colour per model) and on the start (grey rings), with the line
-//! where the two are equal and +-10% around it. Each fitted point's tooltip and the table give its
+//! where the two are equal and +-10% around it; the legend, short, in the upper left corner that a
+//! good fit leaves empty. Each fitted point's tooltip and the table give its
 //! error.
 
 use super::chart::{Area, Chart, PointInfo};
@@ -86,7 +87,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
             vec![(a, a), (b, b)],
             palette::INK.mix(0.6).stroke_width(style.px(1.5)),
         )])?
-        .label("predicted = measured")
+        .label("y = x")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], palette::INK.mix(0.6)));
     for f in [0.9, 1.1] {
         let s = chart.draw_series([PathElement::new(
@@ -121,7 +122,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
                     .filter(|row| row.model == m.model)
                     .map(|row| Circle::new((row.measured_ms, row.predicted_ms), r, c.filled())),
             )?
-            .label(format!("fit: {}", m.model))
+            .label(format!("fit {}", m.model))
             .legend(move |(x, y)| Circle::new((x + 8, y), 4, c.filled()));
     }
     let pts: Vec<(f64, f64)> = shown
@@ -137,7 +138,7 @@ pub fn draw_calibration<DB: DrawingBackend>(
             palette::CURRENT.stroke_width(style.px(2.0)),
         )])?;
     }
-    super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, style)?;
     let pixels = pts.iter().map(|p| chart.backend_coord(p)).collect();
     area.present()?;
     Ok(pixels)
@@ -260,7 +261,7 @@ mod tests {
             draw_calibration(&area, &shown, Some(15), &ChartStyle::default()).unwrap()
         };
         assert_eq!(pts.len(), 41);
-        assert!(svg.contains("predicted = measured") && svg.contains("fit: 18.4B"));
+        assert!(svg.contains("y = x") && svg.contains("fit 18.4B"));
         let t = calibration_table(&shown);
         assert_eq!(t.rows.len(), 41);
         // Line 17 of the file: the run the model misses most (docs/predict.md).

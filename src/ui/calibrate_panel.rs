@@ -44,6 +44,7 @@ fn pct(v: f64) -> String {
 fn value_text(i: usize, v: f64) -> String {
     match matches!(i, 0 | 1 | 4 | 6) {
         true => format!("{:.1}%", 100.0 * v),
+        false if v >= 100.0 => format!("{v:.0} us"),
         false => format!("{v:.1} us"),
     }
 }

@@ -2,6 +2,7 @@
 //! canvas, exports SVG and runs in native tests.
 
 pub mod bw_bars;
+pub mod calibration_chart;
 pub mod chart;
 pub mod cluster_charts;
 pub mod codesign_chart;

@@ -10,6 +10,8 @@ use crate::model::builder::Transformer;
 use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::scenario::Scenario;
 use crate::optimize::sweep::budget_range;
+use crate::predict::calibrate::{values, with_values};
+use crate::predict::system::System;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -66,6 +68,51 @@ impl Default for CustomModel {
     }
 }
 
+/// The System picker's key for the builder's flat rate (312 TFLOP/s x 50%, no system).
+pub const FLAT: &str = "flat";
+/// The System picker's key for the system calibrated in the view ([`CodesignInputs::calibrated`]).
+pub const CALIBRATED: &str = "calibrated";
+/// The System picker's presets (`predict::system::System::preset`).
+pub const PICKED_SYSTEMS: [&str; 2] = ["dgx-a100", "dgx-h100"];
+/// The presets a calibration may start from.
+pub const CALIBRATION_STARTS: [&str; 3] = ["dgx-a100-uncalibrated", "dgx-a100", "dgx-h100"];
+
+/// A system calibrated on the visitor's runs, as the link carries it: the preset it started from
+/// (its accelerator and tiers) and the eight fitted values (`predict::calibrate::PARAMETERS`'
+/// order), to six significant digits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibratedSystem {
+    pub start: String,
+    pub fit: [f64; 8],
+}
+
+impl CalibratedSystem {
+    /// `fitted` (a calibration of the preset `start`) as the link carries it.
+    pub fn of(start: &str, fitted: &System) -> CalibratedSystem {
+        CalibratedSystem {
+            start: start.to_string(),
+            fit: values(fitted).map(|v| format!("{v:.5e}").parse().unwrap_or(v)),
+        }
+    }
+
+    /// The system: the start's figures with the fitted values, each checked (a hand-edited link
+    /// is refused naming the value).
+    pub fn system(&self) -> Result<System, String> {
+        let start =
+            System::preset(&self.start).map_err(|e| format!("the calibration's start: {e}"))?;
+        let mut s = with_values(&start, &self.fit);
+        s.name = format!("the system calibrated from {}", self.start);
+        s.calibration = None;
+        s.validate()
+            .map_err(|e| format!("the calibrated system: {e}"))?;
+        Ok(s)
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// The Co-design view's question.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CodesignInputs {
@@ -95,6 +142,16 @@ pub struct CodesignInputs {
     /// question with any is not searched.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub typed: BTreeMap<String, String>,
+    /// The System picker's choice: a preset of [`PICKED_SYSTEMS`], [`CALIBRATED`], or None for the
+    /// builder's flat rate. Any other text (a hand-edited link) is kept and refused on the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The system calibrated in the view, once used (kept when another system is picked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<CalibratedSystem>,
+    /// The HBM field was typed: a system picked keeps it (else the accelerator's HBM is taken).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hbm_typed: bool,
 }
 
 /// A value the view refused: which field, and why (the reason quotes the text as typed).
@@ -114,6 +171,9 @@ pub enum InputField {
     HiUsd,
     /// The custom model's sizes.
     Custom(CustomField),
+    /// The System picker (a choice, not a text: [`CodesignInputs::choose_system`]; not in
+    /// [`InputField::every`]).
+    System,
 }
 
 /// One size of the custom model.
@@ -167,6 +227,8 @@ impl InputField {
                 Kind::whole(1, u64::from(super::search::MAX_LAYERS))
             }
             InputField::Custom(_) => Kind::whole(1, u64::from(u32::MAX)),
+            // A choice, not a number ([`CodesignInputs::set`] reads it as a system's key).
+            InputField::System => Kind::whole(0, 0),
         }
     }
 
@@ -190,6 +252,7 @@ impl InputField {
             InputField::HbmGb => "HBM GB per NPU",
             InputField::LoUsd => "budgets from $",
             InputField::HiUsd => "to $",
+            InputField::System => "system",
             InputField::Custom(f) => match f {
                 CustomField::Layers => "layers",
                 CustomField::Hidden => "hidden size",
@@ -208,6 +271,7 @@ impl InputField {
             InputField::HbmGb => "codesign-hbm",
             InputField::LoUsd => "codesign-lo",
             InputField::HiUsd => "codesign-hi",
+            InputField::System => "codesign-system",
             InputField::Custom(f) => match f {
                 CustomField::Layers => "codesign-layers",
                 CustomField::Hidden => "codesign-hidden",
@@ -236,6 +300,7 @@ impl CodesignInputs {
             InputField::HbmGb => show(self.hbm_gb),
             InputField::LoUsd => budget_text(self.lo_usd),
             InputField::HiUsd => budget_text(self.hi_usd),
+            InputField::System => self.system_key().to_string(),
             InputField::Custom(f) => {
                 let mut m = self.custom.clone().unwrap_or_default();
                 f.of(&mut m).to_string()
@@ -246,14 +311,25 @@ impl CodesignInputs {
     /// Read what was typed in `field`: its value when it reads, else the text is kept as typed
     /// (the value left alone) and the reason returned.
     pub fn set(&mut self, field: InputField, text: &str) -> Result<(), InputError> {
+        if field == InputField::System {
+            self.choose_system(text);
+            return match self.refusal(field) {
+                Some(reason) => Err(InputError { field, reason }),
+                None => Ok(()),
+            };
+        }
         match field.kind().read(text) {
             Ok(v) => {
                 self.typed.remove(field.testid());
                 match field {
                     InputField::Npus => self.npus = u32::try_from(v.whole()).unwrap_or(u32::MAX),
-                    InputField::HbmGb => self.hbm_gb = v.real(),
+                    InputField::HbmGb => {
+                        self.hbm_gb = v.real();
+                        self.hbm_typed = true;
+                    }
                     InputField::LoUsd => self.lo_usd = v.real(),
                     InputField::HiUsd => self.hi_usd = v.real(),
+                    InputField::System => {}
                     InputField::Custom(f) => {
                         *f.of(self.custom.get_or_insert_with(CustomModel::default)) =
                             u32::try_from(v.whole()).unwrap_or(u32::MAX);
@@ -275,6 +351,9 @@ impl CodesignInputs {
     /// Why `field`'s text (as shown) is refused, if it is: by the typed reader, or, for the
     /// budgets, because "from" is above "to".
     pub fn refusal(&self, field: InputField) -> Option<String> {
+        if field == InputField::System {
+            return self.system().err();
+        }
         let text = self.text(field);
         match field.kind().read(&text) {
             Err(e) => return Some(e),
@@ -300,16 +379,100 @@ impl CodesignInputs {
         }
     }
 
-    /// Every refused field with its reason, in the view's order (the custom sizes only with the
-    /// custom model): a question with any is not searched.
+    /// Every refused field with its reason, in the view's order (the System picker first, the
+    /// custom sizes only with the custom model): a question with any is not searched.
     pub fn refusals(&self) -> Vec<InputError> {
-        InputField::every()
-            .filter(|f| self.model == CUSTOM || !matches!(f, InputField::Custom(_)))
-            .filter_map(|field| {
-                self.refusal(field)
-                    .map(|reason| InputError { field, reason })
-            })
+        let system = self.system().err().map(|reason| InputError {
+            field: InputField::System,
+            reason,
+        });
+        system
+            .into_iter()
+            .chain(
+                InputField::every()
+                    .filter(|f| self.model == CUSTOM || !matches!(f, InputField::Custom(_)))
+                    .filter_map(|field| {
+                        self.refusal(field)
+                            .map(|reason| InputError { field, reason })
+                    }),
+            )
             .collect()
+    }
+
+    /// The System picker's key: [`FLAT`], a preset or [`CALIBRATED`] (or a refused text).
+    pub fn system_key(&self) -> &str {
+        self.system.as_deref().unwrap_or(FLAT)
+    }
+
+    /// Pick a system by the picker's key. Unless the HBM field was typed, it takes the
+    /// accelerator's HBM (80 GB for the flat rate), as `codesign --system` does. A key that names
+    /// no system is kept and refused ([`CodesignInputs::system`]).
+    pub fn choose_system(&mut self, key: &str) {
+        let key = key.trim();
+        self.system = (key != FLAT).then(|| key.to_string());
+        if !self.hbm_typed {
+            if let Ok(s) = self.system() {
+                self.hbm_gb = s.map_or(80.0, |s| s.accelerator.hbm_gb);
+                self.typed.remove(InputField::HbmGb.testid());
+            }
+        }
+    }
+
+    /// Take a calibrated system and pick it.
+    pub fn use_calibrated(&mut self, calibrated: CalibratedSystem) {
+        self.calibrated = Some(calibrated);
+        self.choose_system(CALIBRATED);
+    }
+
+    /// The system that times the candidates' compute (None: the flat rate), or why the picker's
+    /// choice is refused.
+    pub fn system(&self) -> Result<Option<System>, String> {
+        match self.system_key() {
+            FLAT => Ok(None),
+            CALIBRATED => match &self.calibrated {
+                Some(c) => c.system().map(Some),
+                None => Err("no calibrated system yet: calibrate one on your runs below, then \"Use this system\"".into()),
+            },
+            key if PICKED_SYSTEMS.contains(&key) => {
+                System::preset(key).map(Some).map_err(|e| e.to_string())
+            }
+            key => Err(format!(
+                "unknown system \"{key}\" (expected {FLAT}, {}, or {CALIBRATED})",
+                PICKED_SYSTEMS.join(", ")
+            )),
+        }
+    }
+
+    /// What the chosen system means for the search, in words (under the picker).
+    pub fn system_note(&self) -> String {
+        let hbm = if self.hbm_typed {
+            format!("{} GB of HBM per NPU as typed", show(self.hbm_gb))
+        } else {
+            format!("{} GB of HBM per NPU", show(self.hbm_gb))
+        };
+        match self.system() {
+            Ok(None) => format!(
+                "Compute at a flat 312 TFLOP/s × 50% per NPU (the workload builder's); {hbm}."
+            ),
+            Ok(Some(s)) => format!(
+                "Compute timed by the step model on {}: {} ({} dense BF16 TFLOP/s, {} GB/s HBM), \
+                 {:.1}% of peak on large products, {:.1}% of HBM bandwidth; {}{}. The network's \
+                 bandwidths stay the co-design's own.",
+                s.name,
+                s.accelerator.name,
+                show(s.accelerator.bf16_tflops),
+                show(s.accelerator.hbm_gbps),
+                100.0 * s.compute.gemm,
+                100.0 * s.compute.memory,
+                hbm,
+                if self.hbm_typed {
+                    ""
+                } else {
+                    ", the accelerator's"
+                },
+            ),
+            Err(e) => e,
+        }
     }
 
     /// The transformer asked about and its vocabulary.
@@ -348,6 +511,9 @@ impl CodesignInputs {
             budgets: VIEW_BUDGETS,
             own_shape: false,
             typed: BTreeMap::new(),
+            system: None,
+            calibrated: None,
+            hbm_typed: false,
         }
     }
 
@@ -415,7 +581,7 @@ impl CodesignInputs {
             },
             budgets: budget_range(self.lo_usd, self.hi_usd, self.budgets as usize),
             rank_budget: Some(self.rank_budget()),
-            system: None,
+            system: self.system().map_err(CodesignError::System)?,
         })
     }
 }
@@ -425,16 +591,30 @@ impl CodesignInputs {
     /// its network, workload and mapping on `base`'s cost tiers, the budget it was optimized at,
     /// the latency term on.
     pub fn design_scenario(&self, base: &Scenario, design: &Design) -> Option<Scenario> {
-        let model = self.transformer().ok()?.0;
+        let (model, vocab) = self.transformer().ok()?;
         let shape = design.network();
-        scenario_of(
+        let choice = design.choice()?;
+        let mut sc = scenario_of(
             &model,
-            &design.choice()?,
+            &choice,
             &shape,
             &base.costs,
             Some(design.budget_usd),
         )
-        .ok()
+        .ok()?;
+        if let Some(system) = self.system().ok()? {
+            // Compute timed by the system, as the search timed it (`scenario --system`).
+            use crate::predict::workload::{recompute_of, run_of, time_on};
+            let chosen = super::candidate::with_choice(&model, &choice);
+            let recompute = recompute_of(if self.full_recompute {
+                Recompute::Full
+            } else {
+                Recompute::Selective
+            });
+            let run = run_of(&chosen, u32::try_from(vocab).unwrap_or(u32::MAX), recompute);
+            time_on(&mut sc.workloads[0], &chosen, &system, &run);
+        }
+        Some(sc)
     }
 }
 
@@ -599,5 +779,138 @@ mod tests {
             .set(InputField::Custom(CustomField::Layers), "10001")
             .unwrap_err();
         assert_eq!(e.reason, "must be at most 10000, got 10001");
+    }
+
+    #[test]
+    fn the_system_picker_travels_is_refused_on_its_field_and_old_states_still_load() {
+        let base = presets::default_scenario();
+        // A state saved before the picker existed: the flat rate, HBM as it was.
+        let old = r#"{"model":"gpt3-175b","npus":4096,"hbm_gb":40.0,"lo_usd":1.0,"hi_usd":2.0,"budgets":3}"#;
+        let mut inputs: CodesignInputs = serde_json::from_str(old).unwrap();
+        assert_eq!((inputs.system_key(), inputs.system()), (FLAT, Ok(None)));
+        assert!(inputs.refusals().is_empty());
+        assert!(inputs.setup(&base).unwrap().system.is_none());
+        // The flat default writes nothing new into the link.
+        let fresh = CodesignInputs::around(&base, 1e7);
+        let json = serde_json::to_string(&fresh).unwrap();
+        assert!(
+            !json.contains("system") && !json.contains("hbm_typed"),
+            "{json}"
+        );
+        // dgx-a100: the search is timed by it, the HBM is the accelerator's, and the note says so.
+        inputs.choose_system("dgx-a100");
+        let setup = inputs.setup(&base).unwrap();
+        assert_eq!(setup.system, Some(System::dgx_a100()));
+        assert_eq!(setup.hbm_gb, 80.0);
+        assert!(
+            inputs.system_note().contains("NVIDIA A100 SXM4 80GB")
+                && inputs.system_note().contains("the accelerator's"),
+            "{}",
+            inputs.system_note()
+        );
+        // A design found on dgx-a100 loads into the design view with the time it was ranked at.
+        let mut small = inputs.clone();
+        (small.lo_usd, small.hi_usd, small.budgets) = (1.25e6, 8e7, 3);
+        small.own_shape = true;
+        let run = crate::codesign::CodesignRun::new(&small.setup(&base).unwrap())
+            .unwrap()
+            .run();
+        let best = run.best().unwrap();
+        let sc = small.design_scenario(&base, &best).unwrap();
+        let sol = solve(&compile(&sc).unwrap(), &SolveOptions::default()).unwrap();
+        assert!((sol.time_ns - best.time_ns).abs() <= 2e-6 * best.time_ns);
+        small.choose_system(FLAT);
+        let flat = crate::codesign::CodesignRun::new(&small.setup(&base).unwrap())
+            .unwrap()
+            .run();
+        assert_ne!(flat.best().unwrap().time_ns, best.time_ns);
+        // A typed HBM is kept when another system is picked.
+        inputs.set(InputField::HbmGb, "40").unwrap();
+        inputs.choose_system("dgx-h100");
+        assert_eq!(inputs.hbm_gb, 40.0);
+        assert!(inputs
+            .system_note()
+            .contains("40 GB of HBM per NPU as typed"));
+        let back: CodesignInputs =
+            serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
+        assert_eq!(back, inputs);
+        // A system no one calibrated yet, or a name from a hand-edited link: kept, refused on the
+        // field, not searched.
+        inputs.choose_system(CALIBRATED);
+        let e = &inputs.refusals()[0];
+        assert_eq!(e.field, InputField::System);
+        assert!(e.reason.starts_with("no calibrated system yet"), "{e}");
+        assert!(inputs.setup(&base).is_err());
+        let e = inputs.set(InputField::System, "tpu-v9").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "system: unknown system \"tpu-v9\" (expected flat, dgx-a100, dgx-h100, or calibrated)"
+        );
+        let back: CodesignInputs =
+            serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
+        assert_eq!(back.text(InputField::System), "tpu-v9");
+        assert_eq!(back.refusals()[0].field, InputField::System);
+        inputs.set(InputField::System, FLAT).unwrap();
+        assert_eq!(inputs.system, None);
+        assert!(inputs.refusals().is_empty());
+    }
+
+    #[test]
+    fn a_calibrated_system_travels_compactly_and_a_hand_edited_one_is_refused() {
+        let base = presets::default_scenario();
+        let mut inputs = CodesignInputs::around(&base, 1e7);
+        let start = System::dgx_a100_uncalibrated();
+        let fitted = with_values(
+            &start,
+            &[
+                0.7971234567,
+                0.6753,
+                32.0312345,
+                3571.0,
+                0.757,
+                79.0,
+                0.72081,
+                0.0,
+            ],
+        );
+        let cal = CalibratedSystem::of("dgx-a100-uncalibrated", &fitted);
+        // Six significant digits.
+        assert_eq!(cal.fit[0], 0.797123);
+        assert_eq!(cal.fit[2], 32.0312);
+        inputs.use_calibrated(cal.clone());
+        assert_eq!(inputs.system_key(), CALIBRATED);
+        let system = inputs.setup(&base).unwrap().system.unwrap();
+        assert_eq!(values(&system), cal.fit);
+        assert_eq!(
+            system.name,
+            "the system calibrated from dgx-a100-uncalibrated"
+        );
+        assert_eq!(system.accelerator, start.accelerator);
+        let json = serde_json::to_string(&inputs).unwrap();
+        // The start's name and eight numbers: small enough for the link.
+        let carried = &json[json.find("\"calibrated\":").unwrap()..];
+        assert!(carried.len() < 160, "{carried}");
+        let back: CodesignInputs = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, inputs);
+        // Picking another system keeps the calibration for later.
+        inputs.choose_system("dgx-a100");
+        assert_eq!(inputs.calibrated, Some(cal.clone()));
+        inputs.choose_system(CALIBRATED);
+        // A hand-edited value out of range, or an unknown start, is refused naming it.
+        inputs.calibrated = Some(CalibratedSystem {
+            fit: [1.5, 0.6, 3.0, 3.0, 0.7, 7.0, 0.7, 0.0],
+            ..cal.clone()
+        });
+        assert_eq!(
+            inputs.refusals()[0].reason,
+            "the calibrated system: compute.gemm must be in (0, 1], got 1.5"
+        );
+        inputs.calibrated = Some(CalibratedSystem {
+            start: "dgx-z".into(),
+            ..cal
+        });
+        assert!(inputs.refusals()[0]
+            .reason
+            .starts_with("the calibration's start: unknown system \"dgx-z\""));
     }
 }

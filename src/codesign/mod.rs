@@ -9,7 +9,10 @@ pub mod preset;
 pub mod search;
 
 pub use candidate::{scenario_of, Choice, Design};
-pub use inputs::{CodesignInputs, CustomField, CustomModel, InputField, CUSTOM};
+pub use inputs::{
+    CalibratedSystem, CodesignInputs, CustomField, CustomModel, InputField, CALIBRATED,
+    CALIBRATION_STARTS, CUSTOM, FLAT, PICKED_SYSTEMS,
+};
 pub use preset::ModelPreset;
 pub use search::{
     CodesignError, CodesignResult, CodesignRun, CodesignSetup, CodesignStart, ShapeSpace, Winner,

@@ -108,6 +108,8 @@ pub enum CodesignError {
     BudgetCount(u32),
     #[error("unknown model \"{0}\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)")]
     UnknownModel(String),
+    #[error("the system: {0}")]
+    System(String),
     #[error("budgets must be positive finite numbers of $, got {}", number(*.0))]
     BadBudget(f64),
     #[error("the model: {0}")]

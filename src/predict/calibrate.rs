@@ -150,71 +150,160 @@ pub fn calibrate(
     weights: &[f64],
     held: &Held,
 ) -> Result<Fit, CalibrationError> {
-    let w = weights;
-    let mut x = to_free(&values(start));
-    let (mut c, mut r) = cost(start, &x, runs, w);
-    if !c.is_finite() {
-        return Err(CalibrationError::NotFinite);
+    let mut run = CalibrationRun::new(start, runs.to_vec(), weights.to_vec(), *held)?;
+    loop {
+        if let Some(outcome) = run.step() {
+            return outcome;
+        }
     }
-    let start_cost = c;
-    let n = PARAMETERS.len();
-    let mut lambda = 1e-3;
-    for iteration in 1..=MAX_ITERATIONS {
-        // Forward-difference Jacobian of the residuals.
-        let mut jac = vec![0.0; runs.len() * n];
-        for k in (0..n).filter(|&k| !held[k]) {
-            let step = 1e-6 * x[k].abs().max(1.0);
-            let mut y = x;
-            y[k] += step;
-            let (_, ry) = cost(start, &y, runs, w);
-            for (i, (a, b)) in ry.iter().zip(&r).enumerate() {
-                jac[i * n + k] = (a - b) / step;
-            }
+}
+
+/// Where a [`CalibrationRun`] is within a Levenberg-Marquardt step.
+#[derive(Clone, Debug)]
+enum Phase {
+    /// The Jacobian's column `k` next (held columns are skipped).
+    Jacobian(usize),
+    /// A damped step next, at the current `lambda`.
+    Trial,
+}
+
+/// [`calibrate`] a piece at a time (for the app, whose page must not freeze): every
+/// [`CalibrationRun::step`] predicts every run once (a Jacobian column or a trial step), and the
+/// outcome is exactly [`calibrate`]'s.
+#[derive(Clone, Debug)]
+pub struct CalibrationRun {
+    start: System,
+    runs: Vec<MeasuredRun>,
+    weights: Vec<f64>,
+    held: Held,
+    x: [f64; 8],
+    c: f64,
+    r: Vec<f64>,
+    start_cost: f64,
+    lambda: f64,
+    iteration: usize,
+    phase: Phase,
+    jac: Vec<f64>,
+    jtj: Vec<f64>,
+    jtr: Vec<f64>,
+}
+
+impl CalibrationRun {
+    /// The run from `start` (predicting every run once), or why it cannot start.
+    pub fn new(
+        start: &System,
+        runs: Vec<MeasuredRun>,
+        weights: Vec<f64>,
+        held: Held,
+    ) -> Result<CalibrationRun, CalibrationError> {
+        let x = to_free(&values(start));
+        let (c, r) = cost(start, &x, &runs, &weights);
+        if !c.is_finite() {
+            return Err(CalibrationError::NotFinite);
         }
-        let mut jtj = vec![0.0; n * n];
-        let mut jtr = vec![0.0; n];
-        for (i, ri) in r.iter().enumerate() {
-            let row = &jac[i * n..i * n + n];
-            for a in 0..n {
-                jtr[a] += row[a] * ri;
-                for b in 0..n {
-                    jtj[a * n + b] += row[a] * row[b];
-                }
-            }
-        }
-        let mut improved = false;
-        while lambda < 1e12 {
-            let mut m = jtj.clone();
-            for a in 0..n {
-                m[a * n + a] += lambda * jtj[a * n + a].max(1e-12) + 1e-12;
-            }
-            // A held parameter's row and column are zero but its diagonal: its step is 0.
-            let mut delta: Vec<f64> = jtr.iter().map(|g| -g).collect();
-            if crate::optimize::dense::solve_in_place(&mut m, n, &mut delta) {
-                let y: [f64; 8] = std::array::from_fn(|k| x[k] + delta[k]);
-                let (cy, ry) = cost(start, &y, runs, w);
-                if cy < c {
-                    let fell = c - cy;
-                    (x, c, r) = (y, cy, ry);
-                    lambda = (lambda / 3.0).max(1e-12);
-                    improved = true;
-                    if fell <= 1e-12 * c.max(1e-300) {
-                        return Ok(done(start, x, iteration, start_cost, c));
+        let n = PARAMETERS.len();
+        Ok(CalibrationRun {
+            start: start.clone(),
+            jac: vec![0.0; runs.len() * n],
+            runs,
+            weights,
+            held,
+            x,
+            c,
+            r,
+            start_cost: c,
+            lambda: 1e-3,
+            iteration: 1,
+            phase: Phase::Jacobian(0),
+            jtj: Vec::new(),
+            jtr: Vec::new(),
+        })
+    }
+
+    /// The step under way (from 1) and the most.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.iteration, MAX_ITERATIONS)
+    }
+
+    /// The system at the current values.
+    pub fn current(&self) -> System {
+        with_values(&self.start, &from_free(&self.x))
+    }
+
+    /// One piece: None while under way, else the outcome.
+    pub fn step(&mut self) -> Option<Result<Fit, CalibrationError>> {
+        let n = PARAMETERS.len();
+        match self.phase {
+            Phase::Jacobian(k) => {
+                let k = (k..n).find(|&k| !self.held[k]).unwrap_or(n);
+                if k < n {
+                    // Forward-difference Jacobian of the residuals, a column per piece.
+                    let step = 1e-6 * self.x[k].abs().max(1.0);
+                    let mut y = self.x;
+                    y[k] += step;
+                    let (_, ry) = cost(&self.start, &y, &self.runs, &self.weights);
+                    for (i, (a, b)) in ry.iter().zip(&self.r).enumerate() {
+                        self.jac[i * n + k] = (a - b) / step;
                     }
-                    break;
+                    self.phase = Phase::Jacobian(k + 1);
+                    return None;
                 }
+                let mut jtj = vec![0.0; n * n];
+                let mut jtr = vec![0.0; n];
+                for (i, ri) in self.r.iter().enumerate() {
+                    let row = &self.jac[i * n..i * n + n];
+                    for a in 0..n {
+                        jtr[a] += row[a] * ri;
+                        for b in 0..n {
+                            jtj[a * n + b] += row[a] * row[b];
+                        }
+                    }
+                }
+                (self.jtj, self.jtr) = (jtj, jtr);
+                self.phase = Phase::Trial;
+                None
             }
-            lambda *= 4.0;
-        }
-        if !improved {
-            // No step lowers the cost: a (local) minimum.
-            return Ok(done(start, x, iteration, start_cost, c));
+            Phase::Trial => {
+                if self.lambda >= 1e12 {
+                    // No step lowers the cost: a (local) minimum.
+                    return Some(Ok(self.done()));
+                }
+                let mut m = self.jtj.clone();
+                for a in 0..n {
+                    m[a * n + a] += self.lambda * self.jtj[a * n + a].max(1e-12) + 1e-12;
+                }
+                // A held parameter's row and column are zero but its diagonal: its step is 0.
+                let mut delta: Vec<f64> = self.jtr.iter().map(|g| -g).collect();
+                if crate::optimize::dense::solve_in_place(&mut m, n, &mut delta) {
+                    let y: [f64; 8] = std::array::from_fn(|k| self.x[k] + delta[k]);
+                    let (cy, ry) = cost(&self.start, &y, &self.runs, &self.weights);
+                    if cy < self.c {
+                        let fell = self.c - cy;
+                        (self.x, self.c, self.r) = (y, cy, ry);
+                        self.lambda = (self.lambda / 3.0).max(1e-12);
+                        if fell <= 1e-12 * self.c.max(1e-300) {
+                            return Some(Ok(self.done()));
+                        }
+                        if self.iteration == MAX_ITERATIONS {
+                            return Some(Err(CalibrationError::NoConvergence {
+                                iterations: MAX_ITERATIONS,
+                                cost: self.c,
+                            }));
+                        }
+                        self.iteration += 1;
+                        self.phase = Phase::Jacobian(0);
+                        return None;
+                    }
+                }
+                self.lambda *= 4.0;
+                None
+            }
         }
     }
-    Err(CalibrationError::NoConvergence {
-        iterations: MAX_ITERATIONS,
-        cost: c,
-    })
+
+    fn done(&self) -> Fit {
+        done(&self.start, self.x, self.iteration, self.start_cost, self.c)
+    }
 }
 
 fn done(start: &System, x: [f64; 8], iterations: usize, start_cost: f64, cost: f64) -> Fit {

@@ -39,6 +39,9 @@ pub fn ChartCanvas<C: Chart>(
     /// not pickable).
     #[prop(default = None)]
     on_pick: Option<Callback<(C::Data, usize)>>,
+    /// The points show their tooltip (hover, arrow keys) without being loaded.
+    #[prop(optional)]
+    hover_only: bool,
     /// Called after each drawing with its milliseconds.
     #[prop(optional)]
     on_drawn: Option<Callback<f64>>,
@@ -71,7 +74,7 @@ pub fn ChartCanvas<C: Chart>(
         }),
     };
     erased_canvas(
-        erased, text_scale, own_task, stale, on_drawn, on_error, class,
+        erased, text_scale, own_task, stale, on_drawn, on_error, class, hover_only,
     )
 }
 
@@ -100,6 +103,8 @@ struct Erased {
     pick: Option<Arc<dyn Fn(usize) + Send + Sync>>,
 }
 
+// Compiled once for every chart family: its options as plain arguments.
+#[allow(clippy::too_many_arguments)]
 fn erased_canvas(
     erased: Erased,
     text_scale: Option<Signal<f64>>,
@@ -108,6 +113,7 @@ fn erased_canvas(
     on_drawn: Option<Callback<f64>>,
     on_error: Option<Callback<String>>,
     class: &'static str,
+    hover_only: bool,
 ) -> impl IntoView {
     let Erased {
         testid,
@@ -124,7 +130,9 @@ fn erased_canvas(
     let hover = RwSignal::new(None::<usize>);
     // Pixel positions of the pickable points (device pixels), from the last drawing.
     let points = StoredValue::new(Vec::<(i32, i32)>::new());
-    let pickable = pick_fn.is_some();
+    // Points with tooltips; `loads`: a click or Enter loads the point.
+    let loads = pick_fn.is_some();
+    let pickable = loads || hover_only;
     // Handles, so that every closure below can copy them.
     let (draw_data, table, point, svg, pick_fn) = (
         StoredValue::new(draw_data),
@@ -213,7 +221,7 @@ fn erased_canvas(
             <div class="tooltip" data-testid="pareto-tooltip" role="status">
                 <strong>{p.title}</strong>
                 {p.lines.into_iter().map(|l| view! { <span>{l}</span> }).collect_view()}
-                <span class="muted">"click or Enter to load this design"</span>
+                {loads.then(|| view! { <span class="muted">"click or Enter to load this design"</span> })}
             </div>
         })
     };
@@ -252,11 +260,13 @@ fn erased_canvas(
                 node_ref=canvas_ref
                 class=format!("chart {class}")
                 class:stale=stale
-                class:pickable=move || pickable && hover.get().is_some()
+                class:pickable=move || loads && hover.get().is_some()
                 data-testid=testid
                 role="img"
-                aria-label=if pickable {
+                aria-label=if loads {
                     format!("{description}. Arrow keys choose a point, Enter loads it.")
+                } else if pickable {
+                    format!("{description}. Arrow keys choose a point.")
                 } else {
                     description.to_string()
                 }

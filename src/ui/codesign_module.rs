@@ -6,6 +6,7 @@
 //! with a progress bar and Cancel.
 
 use super::browser;
+use super::calibrate_panel::CalibratePanel;
 use super::chart_canvas::ChartCanvas;
 use super::chart_table::data_table;
 use super::fields::typed_input;
@@ -14,7 +15,7 @@ use crate::charts::codesign_chart::CodesignChart;
 use crate::charts::tables::{codesign_ranked_table, codesign_winners_table};
 use crate::codesign::{
     CodesignInputs, CodesignResult, CodesignRun, CodesignStart, CustomField, InputField,
-    ModelPreset, CUSTOM,
+    ModelPreset, CALIBRATED, CUSTOM, FLAT,
 };
 use crate::form::typed::summary;
 use crate::format::usd;
@@ -198,6 +199,53 @@ fn input_field(
     )
 }
 
+/// The System picker: the builder's flat rate, a preset, or the system calibrated below. A choice
+/// the view refuses (a calibration not made yet, a name from a hand-edited link) is marked with
+/// the reason, as the typed fields are.
+fn system_picker(inputs: RwSignal<Option<CodesignInputs>>, layout: RwSignal<u32>) -> AnyView {
+    let refusal = move || inputs.with(|c| c.as_ref().and_then(|c| c.refusal(InputField::System)));
+    let key = move || {
+        inputs.with(|c| {
+            c.as_ref()
+                .map(|c| c.system_key().to_string())
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <label class="field inline">
+            <span>"System"</span>
+            <select
+                data-testid="codesign-system"
+                class:invalid=move || refusal().is_some()
+                aria-invalid=move || refusal().is_some().to_string()
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    inputs.update(|c| {
+                        if let Some(c) = c.as_mut() {
+                            let _ = c.set(InputField::System, &v);
+                        }
+                    });
+                    // The HBM field shows the accelerator's.
+                    layout.update(|l| *l += 1);
+                }
+            >
+                {[
+                    (FLAT, "flat (peak TFLOP/s × efficiency)"),
+                    ("dgx-a100", "dgx-a100 (calibrated on measured A100 runs)"),
+                    ("dgx-h100", "dgx-h100 (public figures)"),
+                    (CALIBRATED, "calibrated (imported)"),
+                ]
+                    .map(|(k, label)| view! { <option value=k selected=move || key() == k>{label}</option> })
+                    .collect_view()}
+            </select>
+            {move || refusal().map(|e| view! {
+                <span class="field-error" role="alert" data-testid="codesign-system-error">{e}</span>
+            })}
+        </label>
+    }
+    .into_any()
+}
+
 #[component]
 fn CodesignPanel() -> impl IntoView {
     let base = RwSignal::new(bridge.base::<Scenario>());
@@ -371,6 +419,7 @@ fn CodesignPanel() -> impl IntoView {
                             .collect_view()}
                     </select>
                 </label>
+                {system_picker(inputs, layout)}
                 {InputField::ALL.map(|f| input_field(inputs, layout, f)).collect_view()}
                 <Show when=move || inputs.with(|i| i.as_ref().is_some_and(|i| i.model == CUSTOM))>
                     {CustomField::ALL
@@ -421,9 +470,13 @@ fn CodesignPanel() -> impl IntoView {
                     <button type="button" data-testid="codesign-cancel" on:click=move |_| search.cancel()>"Cancel"</button>
                 </Show>
             </div>
+            <p class="hint" data-testid="codesign-system-note">
+                {move || inputs.with(|i| i.as_ref().map(CodesignInputs::system_note))}
+            </p>
             {status}
             <ChartCanvas chart=CodesignChart data=search.result own_task=true />
             {results}
+            <CalibratePanel inputs=inputs layout=layout />
         </section>
     }
 }

@@ -2,6 +2,7 @@
 
 mod banners;
 mod browser;
+mod calibrate_panel;
 mod canvas_text;
 mod chart_canvas;
 mod chart_table;

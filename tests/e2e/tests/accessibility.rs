@@ -60,6 +60,14 @@ fn axe_finds_no_violation_in_any_view_or_state() {
             b.open_view(view).await;
             open_tables(&b).await;
             check(&b, view, &mut found).await;
+            if view == "codesign" {
+                // The Calibrate panel with its results, chart and table.
+                b.click("calibrate-example").await;
+                b.click("calibrate-run").await;
+                b.wait_testid("calibrate-use").await;
+                open_tables(&b).await;
+                check(&b, "codesign calibrated", &mut found).await;
+            }
         }
         b.click("view-design").await;
         b.click("tour-next").await;

@@ -128,22 +128,16 @@ impl Phase {
 }
 
 /// One layer of a workload.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Layer {
     pub name: String,
     /// ASTRA-sim's second field (`-1` in LIBRA's files); kept for round trips, unused by the model.
-    #[serde(default = "minus_one")]
     pub reserved: i64,
     pub forward: Phase,
     pub input_grad: Phase,
     pub weight_grad: Phase,
     /// ASTRA-sim's last field, the weight-update time in ns; LIBRA's model ignores it, and so does ours.
-    #[serde(default)]
     pub update_ns: f64,
-}
-
-fn minus_one() -> i64 {
-    -1
 }
 
 impl Layer {
@@ -164,11 +158,16 @@ impl Layer {
     }
 }
 
-/// A training workload: the layers of one iteration.
+/// A training workload: the layers of one iteration. In JSON, consecutive layers that differ only
+/// by a name counting up (`layer1`, `layer2`, ...) are written once with `"repeat": k`
+/// ([`super::layer_runs`]), so a 10,000-layer transformer is a few hundred bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    try_from = "super::layer_runs::WireWorkload",
+    into = "super::layer_runs::WireWorkload"
+)]
 pub struct Workload {
     /// The parallelism line of an ASTRA-sim 1.0 file (e.g. `DATA`), if the file had a header.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parallelism: Option<String>,
     pub layers: Vec<Layer>,
 }

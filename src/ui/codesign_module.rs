@@ -1,5 +1,5 @@
-//! The Co-design view, built as a wasm module of its own (`src/bin/codesign_view.rs`) that the app
-//! loads the first time the view is opened, so that the app's own wasm stays within its budget.
+//! The Co-design view, in the explore views' wasm module (`explore_module`) that the app loads the
+//! first time the view is opened, so that the app's own wasm stays within its budget.
 //! It talks to the app through `bridge`: the app hands it the design (its cost tiers and shape)
 //! and the question a link carried; it hands back the question as the visitor edits it (for the
 //! link) and the design to load into the design view. The search runs a slice per animation frame
@@ -22,12 +22,6 @@ use crate::format::usd;
 use crate::model::scenario::Scenario;
 use leptos::prelude::*;
 use std::sync::Arc;
-
-/// Mount the view in the app's `#codesign-root`.
-pub fn start() {
-    console_error_panic_hook::set_once();
-    bridge.mount(CodesignPanel);
-}
 
 #[derive(Clone, Copy)]
 struct Search {
@@ -246,8 +240,9 @@ fn system_picker(inputs: RwSignal<Option<CodesignInputs>>, layout: RwSignal<u32>
     .into_any()
 }
 
+/// The view, mounted in the app's `#codesign-root` by `explore_module`.
 #[component]
-fn CodesignPanel() -> impl IntoView {
+pub fn CodesignPanel() -> impl IntoView {
     let base = RwSignal::new(bridge.base::<Scenario>());
     bridge.on_base(move |sc| base.set(sc));
     let inputs = RwSignal::new(bridge.state::<CodesignInputs>().or_else(|| {
@@ -294,7 +289,30 @@ fn CodesignPanel() -> impl IntoView {
         )),
     }
     };
-    run_now();
+    // The first search starts when the view is first shown (the module may have been loaded
+    // by Compare shapes or Landscape, before the app handed this view its design).
+    let started = StoredValue::new(false);
+    let start_once = move || {
+        if !started.get_value() {
+            started.set_value(true);
+            // The link's question, handed over with the first show.
+            if let Some(q) = bridge.state::<CodesignInputs>() {
+                if inputs.get_untracked().as_ref() != Some(&q) {
+                    inputs.set(Some(q));
+                    layout.update(|l| *l += 1);
+                }
+            }
+            run_now();
+        }
+    };
+    if bridge.shown() {
+        start_once();
+    }
+    bridge.on_shown(move |shown| {
+        if shown {
+            start_once();
+        }
+    });
     let stale = move || match (inputs.get(), base.get()) {
         (Some(i), Some(sc)) => !search.is_for(&i, &sc),
         _ => false,

@@ -1,25 +1,55 @@
 //! The landscape view: pick two dimensions and see the training time over their bandwidths (the
 //! other dimensions optimized at each point), the feasible set, the constraints, the uniform split
-//! and the optimizer's path. The computation is `analysis::landscape`.
+//! and the optimizer's path. The computation is `analysis::landscape`. The view lives in the
+//! explore views' module (`explore_module`): the app hands it the design and the optimizer's
+//! method (its *base*, while the view is shown) and the pair a link carried; it sends back the
+//! pair the visitor picks.
 
 use super::browser;
 use super::chart_canvas::ChartCanvas;
-use super::studio::Studio;
+use super::module_bridge::LANDSCAPE;
 use crate::analysis::landscape::{pair_shown, pick, Landscape, LandscapeRun, GRID};
+use crate::analysis::study::study_by;
 use crate::charts::landscape_chart::{pair_names, LandscapeChart};
 use crate::format::duration_ns;
+use crate::model::scenario::Scenario;
+use crate::optimize::Method;
 use leptos::prelude::*;
 use std::sync::Arc;
 
+/// What the app hands over: the design and the method that solves it.
+pub type LandscapeBase = (Scenario, Method);
+
+/// The view, mounted in the app's `#landscape-root` by `explore_module`.
 #[component]
-pub fn LandscapeView(studio: Studio) -> impl IntoView {
-    let study = Memo::new(move |_| studio.outcome.with(|o| o.study.clone()));
+pub fn LandscapePanel() -> impl IntoView {
+    // The design's study, solved here; a design with errors (no base) keeps the last one drawn,
+    // as the app's results do.
+    let base = RwSignal::new(LANDSCAPE.base::<LandscapeBase>());
+    LANDSCAPE.on_base(move |b: Option<LandscapeBase>| {
+        if b.is_some() && base.with_untracked(|now| *now != b) {
+            base.set(b);
+        }
+    });
+    let chosen = RwSignal::new(LANDSCAPE.state::<Option<(usize, usize)>>().flatten());
+    LANDSCAPE.on_restate(move |p: Option<Option<(usize, usize)>>| {
+        let p = p.flatten();
+        if chosen.get_untracked() != p {
+            chosen.set(p);
+        }
+    });
+    let study = Memo::new(move |_| {
+        base.with(|b| {
+            b.as_ref()
+                .and_then(|(sc, method)| study_by(sc, *method).ok().map(Arc::new))
+        })
+    });
     let labels = Memo::new(move |_| {
         study.with(|s| s.as_ref().map(|s| s.dim_labels.clone()).unwrap_or_default())
     });
     // The pair shown: the link's, else the two dimensions with the most bandwidth at the optimum.
     let pair = Memo::new(move |_| {
-        let chosen = studio.landscape.get();
+        let chosen = chosen.get();
         study.with(|s| {
             s.as_ref()
                 .map_or((0, 1), |s| pair_shown(chosen, &s.optimum.bw_gbps))
@@ -68,9 +98,9 @@ pub fn LandscapeView(studio: Studio) -> impl IntoView {
         generation.try_update_value(|g| *g += 1);
     });
     let set = move |axis: usize, d: usize| {
-        studio
-            .landscape
-            .set(Some(pick(pair.get_untracked(), axis, d)));
+        let p = Some(pick(pair.get_untracked(), axis, d));
+        chosen.set(p);
+        LANDSCAPE.send_state(&p);
     };
     let picker = move |axis: usize, testid: &'static str, title: &'static str| {
         view! {

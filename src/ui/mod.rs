@@ -7,9 +7,10 @@ mod canvas_text;
 mod chart_canvas;
 mod chart_table;
 mod cluster_view;
-pub mod codesign_module;
+mod codesign_module;
 mod constraints_panel;
 mod design_charts;
+pub mod explore_module;
 mod fields;
 mod keyed_rows;
 mod landscape_view;
@@ -36,11 +37,9 @@ use crate::view::View;
 use banners::Banners;
 use constraints_panel::ConstraintsPanel;
 use design_charts::DesignCharts;
-use landscape_view::LandscapeView;
 use leptos::prelude::*;
 use network_panel::NetworkPanel;
 use results_panel::{ExplainPanel, ResultsPanel};
-use shapes_view::ShapesView;
 use side_by_side_panel::SideBySidePanel;
 use studio::Studio;
 use toolbar::Toolbar;
@@ -137,7 +136,6 @@ fn App() -> impl IntoView {
         }
     });
     let view = studio.view;
-    let showing = move |v: View| Memo::new(move |_| view.get() == v);
     // The Co-design view is a module of its own, loaded when first opened; it gets the design
     // (whenever the view is shown) and gives back its question (for the link) and designs to load.
     module_bridge::CODESIGN.listen_app(
@@ -150,12 +148,14 @@ fn App() -> impl IntoView {
         },
     );
     Effect::new(move |_| {
-        if view.get() == View::Codesign {
-            let codesign = module_bridge::CODESIGN;
+        let codesign = module_bridge::CODESIGN;
+        let shown = view.get() == View::Codesign;
+        if shown {
             codesign.set_state(studio.codesign.get_untracked().as_deref());
             studio.parsed.with(|p| codesign.set_base(p.as_ref().ok()));
             codesign.load_module();
         }
+        codesign.set_shown(shown);
     });
     // The Routing view is in a module of its own too: it gets its state from the link and whether
     // it is shown, and the design's Switch dimension to price its savings on.
@@ -210,7 +210,43 @@ fn App() -> impl IntoView {
         }
         cluster.set_shown(shown);
     });
-    let (shapes, landscape) = (showing(View::Shapes), showing(View::Landscape));
+    // Compare shapes and Landscape share the Co-design view's module: each gets the design while
+    // it is shown; the Landscape gets the pair a link carried and gives back the pair picked.
+    Effect::new(move |_| {
+        let shapes = module_bridge::SHAPES;
+        let shown = view.get() == View::Shapes;
+        if shown {
+            studio.parsed.with(|p| shapes.set_base(p.as_ref().ok()));
+            shapes.load_module();
+        }
+        shapes.set_shown(shown);
+    });
+    module_bridge::LANDSCAPE.listen_app(
+        move |json| {
+            if let Ok(pair) = serde_json::from_slice::<Option<(usize, usize)>>(json.as_bytes()) {
+                if studio.landscape.get_untracked() != pair {
+                    studio.landscape.set(pair);
+                }
+            }
+        },
+        |_| {},
+    );
+    Effect::new(move |_| {
+        let pair = serde_json::to_string(&studio.landscape.get()).unwrap_or_default();
+        module_bridge::LANDSCAPE.push_state(&pair);
+    });
+    Effect::new(move |_| {
+        let landscape = module_bridge::LANDSCAPE;
+        let shown = view.get() == View::Landscape;
+        if shown {
+            let method = studio.method.get();
+            studio
+                .parsed
+                .with(|p| landscape.set_base(p.as_ref().ok().map(|sc| (sc, method)).as_ref()));
+            landscape.load_module();
+        }
+        landscape.set_shown(shown);
+    });
     // Another tab saved a part: said in a banner when this tab shows it differently (never
     // overwritten silently either way).
     let _ = window_event_listener(leptos::ev::storage, move |ev| {
@@ -281,16 +317,12 @@ fn App() -> impl IntoView {
             <main class="routing-layout" hidden=move || view.get() != View::Cluster>
                 {module_bridge::CLUSTER.placeholder()}
             </main>
-            <Show when=move || shapes.get()>
-                <main class="wide-layout">
-                    <ShapesView studio />
-                </main>
-            </Show>
-            <Show when=move || landscape.get()>
-                <main class="wide-layout">
-                    <LandscapeView studio />
-                </main>
-            </Show>
+            <main class="wide-layout" hidden=move || view.get() != View::Shapes>
+                {module_bridge::SHAPES.placeholder()}
+            </main>
+            <main class="wide-layout" hidden=move || view.get() != View::Landscape>
+                {module_bridge::LANDSCAPE.placeholder()}
+            </main>
             <main class="wide-layout" hidden=move || view.get() != View::Codesign>
                 {module_bridge::CODESIGN.placeholder()}
             </main>

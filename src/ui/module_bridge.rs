@@ -1,5 +1,5 @@
-//! Between the app and the views built as wasm modules of their own (the Co-design view in
-//! `codesign-view`, the Routing and Cluster views in `routing-view`), so that the app's own wasm
+//! Between the app and the views built as wasm modules of their own (the Compare shapes, Landscape
+//! and Co-design views in `explore-view`, the Routing and Cluster views in `routing-view`), so that the app's own wasm
 //! stays within its budget. For each such view the app puts the design the view works on (its
 //! *base*) and the view's state from the link in window properties (JSON), says whether the view
 //! is shown, and announces each change with an event; the module sends its state as the visitor
@@ -19,14 +19,24 @@ pub struct ModuleView {
     pub key: &'static str,
     /// What the view is called in messages ("the Co-design view").
     pub label: &'static str,
-    /// The module's file stem (`codesign-view` for `codesign-view.js` and its wasm).
+    /// The module's file stem (`explore-view` for `explore-view.js` and its wasm).
     pub module: &'static str,
 }
 
+pub const SHAPES: ModuleView = ModuleView {
+    key: "shapes",
+    label: "Compare shapes view",
+    module: "explore-view",
+};
+pub const LANDSCAPE: ModuleView = ModuleView {
+    key: "landscape",
+    label: "Landscape view",
+    module: "explore-view",
+};
 pub const CODESIGN: ModuleView = ModuleView {
     key: "codesign",
     label: "Co-design view",
-    module: "codesign-view",
+    module: "explore-view",
 };
 pub const ROUTING: ModuleView = ModuleView {
     key: "routing",

@@ -1,36 +1,51 @@
 //! The shape comparison view: every way to lay the design's NPUs on 2 to 4 dimensions (plus shapes
 //! the visitor types), each optimized at every budget, drawn as fronts with their lower envelope,
 //! the winner per budget range and a ranking at the design's budget. The work
-//! (`analysis::shape_run`) runs a few shapes per animation frame with a progress bar.
+//! (`analysis::shape_run`) runs a few shapes per animation frame with a progress bar. The view lives
+//! in the explore views' module (`explore_module`): the app hands it the design while it is shown.
 
 use super::chart_canvas::ChartCanvas;
-use super::studio::Studio;
+use super::module_bridge::SHAPES;
+use super::shape_compare::ShapeCompare;
 use crate::analysis::shape_run::{
     check_shape, layouts_for, parse_shape, ShapeRun, COMPARE_BUDGETS, MIN_GBPS,
 };
 use crate::charts::compare_chart::{run_winners, winner_color, CompareChart};
 use crate::format::{duration_ns, usd};
+use crate::model::scenario::Scenario;
 use leptos::prelude::*;
 
 /// Rows of the ranking shown (the design's own shape is always shown too).
 const TOP_ROWS: usize = 12;
 
+/// The view, mounted in the app's `#shapes-root` by `explore_module`.
 #[component]
-pub fn ShapesView(studio: Studio) -> impl IntoView {
-    let cmp = studio.shapes;
-    let scenario = move || studio.parsed.with(|p| p.as_ref().ok().cloned());
-    let run_now = move || match scenario() {
+pub fn ShapesPanel() -> impl IntoView {
+    let cmp = ShapeCompare::new();
+    // The design (None while the app's form has errors).
+    let base = RwSignal::new(SHAPES.base::<Scenario>());
+    SHAPES.on_base(move |sc| base.set(sc));
+    let scenario = move || base.get();
+    let run_now = move || match base.get_untracked() {
         Some(sc) => cmp.start(&sc),
         None => cmp.error.set(Some(
             "The design has errors: fix the form in the design view first.".into(),
         )),
     };
     // Opening the view compares the design, unless its comparison is already there.
-    match studio.parsed.with_untracked(|p| p.as_ref().ok().cloned()) {
+    let open = move || match base.get_untracked() {
         Some(sc) if !cmp.is_for(&sc) => cmp.start(&sc),
         Some(_) => {}
         None => run_now(),
+    };
+    if SHAPES.shown() {
+        open();
     }
+    SHAPES.on_shown(move |now| {
+        if now {
+            open();
+        }
+    });
     let progress = move || cmp.run.with(|r| r.as_ref().map(|r| r.progress()));
     let stale = move || {
         cmp.run.track();

@@ -2,7 +2,6 @@
 //! saved scenario). One `Copy` handle of signals, provided as context to every panel.
 
 use super::browser;
-use super::shape_compare::ShapeCompare;
 use crate::analysis::outcome::Outcome;
 use crate::analysis::study::{study, study_by, Study};
 use crate::form::{Field, FieldError, Form};
@@ -62,8 +61,6 @@ pub struct Studio {
     pub presenting: RwSignal<bool>,
     /// A first visit (nothing saved, no link): the tour is offered.
     pub first_visit: RwSignal<bool>,
-    /// The shape comparison (kept while other views are shown).
-    pub shapes: ShapeCompare,
     /// The Co-design view's question (JSON, kept for the link; the view is its own module).
     pub codesign: RwSignal<Option<String>>,
     /// The Cluster view's state (JSON, from its module).
@@ -144,7 +141,6 @@ impl Studio {
             first_visit: RwSignal::new(
                 saved.is_none() && fragment.trim_start_matches('#').is_empty(),
             ),
-            shapes: ShapeCompare::new(),
             codesign: RwSignal::new(None),
             cluster: RwSignal::new(None),
             sync: StoredValue::new(SaveSync::default()),

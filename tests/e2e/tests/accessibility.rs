@@ -26,13 +26,18 @@ async fn violations(b: &Browser) -> Vec<String> {
     serde_json::from_value(v).unwrap()
 }
 
-/// Open every "Show as table" on the page.
+/// Open every "Show as table" of the view on screen (a lazily loaded module keeps its other
+/// views mounted but hidden, and a view never opened has no table yet).
 async fn open_tables(b: &Browser) {
-    b.js("document.querySelectorAll('details.chart-table').forEach(d => d.open = true); return true;")
-        .await;
+    const SHOWN: &str =
+        "[...document.querySelectorAll('details.chart-table')].filter(d => d.checkVisibility())";
+    b.js(&format!(
+        "{SHOWN}.forEach(d => d.open = true); return true;"
+    ))
+    .await;
     b.wait_js(
         "the chart tables",
-        "return [...document.querySelectorAll('details.chart-table')].every(d => d.querySelector('table'));",
+        &format!("const s = {SHOWN}; return s.every(d => d.querySelector('table'));"),
     )
     .await;
 }

@@ -153,7 +153,7 @@ fn the_codesign_view_searches_as_the_core_does_and_loads_a_design() {
 fn a_module_that_cannot_start_says_so_instead_of_a_blank_tab() {
     run(Duration::from_secs(120), async {
         let b = Browser::start(1200, 900).await;
-        b.serve_instead("codesign-view_bg.wasm", b"not a wasm module".to_vec());
+        b.serve_instead("explore-view_bg.wasm", b"not a wasm module".to_vec());
         b.open("").await;
         b.click("view-codesign").await;
         b.wait_js(

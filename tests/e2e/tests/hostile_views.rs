@@ -314,14 +314,29 @@ fn a_ten_thousand_layer_codesign_starts_in_slices() {
             t0.elapsed().as_secs_f64()
         );
         assert!(long.is_empty(), "tasks over 50 ms: {long:?}");
-        // Loading such a design into the design view (measured, not yet sliced: see README).
+        // Loading such a design into the design view blocked 452 + 187 ms: 12 MB of JSON handed
+        // over, parsed, and compressed twice for the link and the saved state. Its layers now
+        // travel as one run of 10,000.
         b.watch_long_tasks().await;
         b.click("codesign-load").await;
         b.wait_value("result-time-ns", |v| !v.is_empty()).await;
         tokio::time::sleep(Duration::from_millis(1500)).await;
+        let long = b.long_tasks().await;
         eprintln!(
-            "loading the 10,000-layer design into the design view: tasks over 50 ms: {:?}",
-            b.long_tasks().await
+            "loading the 10,000-layer design into the design view: tasks over 50 ms: {long:?}"
+        );
+        let hash = b.js("return location.hash;").await;
+        let hash = hash.as_str().unwrap();
+        assert!(hash.len() < 4_000, "a {} B link", hash.len());
+        let (sc, _) = decode_with(hash).unwrap();
+        // An attention and an MLP layer per transformer layer.
+        assert_eq!(sc.workloads[0].workload.layers.len(), 20_000);
+        // Still not within 50 ms: two tasks of about 110 ms each remain (the design view's study
+        // of 20,000 layers, run on the page as every design is; natively 15 ms). Bounded here so
+        // that the 452 + 187 ms cannot come back; slicing the design view's study is future work.
+        assert!(
+            long.len() <= 2 && long.iter().all(|t| *t < 250.0),
+            "tasks over 50 ms: {long:?}"
         );
         b.assert_no_errors().await;
         b.close().await;

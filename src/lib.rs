@@ -18,6 +18,7 @@ pub mod predict;
 pub mod presets;
 pub mod routing;
 pub mod session;
+pub mod systems;
 pub mod text;
 pub mod tour;
 pub mod view;

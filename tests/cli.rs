@@ -1210,3 +1210,177 @@ fn codesign_on_a_real_system_is_reproduced_by_scenario_with_that_system() {
         );
     }
 }
+
+#[test]
+fn systems_lists_the_presets_and_lays_one_for_n_accelerators() {
+    let (code, out, err) = run(&args(&["systems"]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "dgx-a100",
+            "dgx-h100",
+            "dgx-b200",
+            "gb200-nvl72",
+            "tpu-v4",
+            "tpu-v5p",
+            "trn2-ultraserver",
+            "meta-roce-24k",
+            "hgx-h800"
+        ]
+    );
+    for s in v.as_array().unwrap() {
+        // Every figure sourced, every price said where it comes from.
+        assert!(!s["accelerator_figures"]["sources"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+        for t in s["tiers"].as_array().unwrap() {
+            assert!(!t["source"].as_str().unwrap().is_empty(), "{}", t["name"]);
+            assert!(!t["price"].as_str().unwrap().is_empty(), "{}", t["name"]);
+        }
+    }
+    let (code, out, err) = run(&args(&["systems", "dgx-h100", "--npus", "4096"]));
+    assert_eq!(code, 0, "{err}");
+    let at = &serde_json::from_str::<Value>(&out).unwrap()[0]["at"];
+    assert_eq!(at["shape"], "SW8:nvlink4 x SW512:ib-ndr");
+    // Per GPU: NVLink 450 GB/s x ($4 + $13) + NDR 50 GB/s x ($51.2 + $33.75 + $31.6).
+    let cost = at["network_cost_usd"].as_f64().unwrap();
+    assert!(
+        rel(cost, 4096.0 * (450.0 * 17.0 + 50.0 * 116.55)) < 1e-12,
+        "{cost}"
+    );
+    for (line, says) in [
+        (vec!["systems", "dgx-h9000"], "unknown system \"dgx-h9000\""),
+        (
+            vec!["systems", "dgx-h100", "--npus", "12"],
+            "12 accelerators do not fill its dimensions",
+        ),
+        (
+            vec!["systems", "meta-roce-24k", "--npus", "49152"],
+            "built for 2 to 24576",
+        ),
+    ] {
+        let (code, _, err) = run(&args(&line));
+        assert!(matches!(code, 1 | 2), "{line:?}");
+        assert!(err.contains(says), "{line:?}: {err}");
+    }
+}
+
+#[test]
+fn codesign_on_dgx_h100_keeps_tp_in_the_nvlink_domain_and_is_reproduced() {
+    // GPT-3 175B on 4,096 H100s at about the SuperPOD's own network cost ($55 M at 450 and
+    // 50 GB/s): the winner lays TP within the 8-GPU NVLink domain, as practice does, and never
+    // buys more NVLink than the chip has.
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--system",
+        "dgx-h100",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4096",
+        "--budget",
+        "6e7",
+        "--recompute",
+        "full",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let best = &v["best"];
+    assert_eq!(best["shape_label"], "Switch 8 × Switch 512");
+    assert!(best["tp"].as_u64().unwrap() <= 8, "{best}");
+    assert_eq!(
+        best["mapping"]["tp"][1], -1,
+        "TP stays inside a node: {best}"
+    );
+    for d in v["ranked"].as_array().unwrap() {
+        assert!(
+            d["bw_gbps"][0].as_f64().unwrap() <= 450.0 * (1.0 + 1e-9),
+            "{d}"
+        );
+    }
+    // Its HBM is the H100's 80 GB.
+    assert_eq!(v["hbm_gb"], 80.0);
+    for d in v["ranked"].as_array().unwrap().iter().take(2) {
+        assert_reproduced(
+            d,
+            "gpt3-175b",
+            "4096",
+            "SW8:nvlink4 x SW512:ib-ndr",
+            "6e7",
+            &["--system", "dgx-h100", "--recompute", "full"],
+        );
+    }
+    // A tier the system does not have, and a size it cannot lay, are refused by name.
+    let (code, _, err) = run(&args(&[
+        "codesign",
+        "--system",
+        "dgx-h100",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4096",
+        "--budget",
+        "6e7",
+        "--shape",
+        "SW8:nvlink9 x SW512:ib-ndr",
+    ]));
+    assert!(matches!(code, 1 | 2));
+    assert!(err.contains("unknown cost tier \"nvlink9\""), "{err}");
+    let (code, _, err) = run(&args(&[
+        "codesign",
+        "--system",
+        "dgx-h100",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "4100",
+        "--budget",
+        "6e7",
+    ]));
+    assert!(matches!(code, 1 | 2));
+    assert!(
+        err.contains("--npus") && err.contains("do not fill"),
+        "{err}"
+    );
+}
+
+#[test]
+fn codesign_on_metas_cluster_keeps_its_fabric_levels_at_their_ratios() {
+    // The pod level is full bisection above the racks and the aggregation level 1:7 above the
+    // pods (Llama 3, section 3.3.1): every design keeps B2 = B3 = 7 B4.
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--system",
+        "meta-roce-24k",
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "24576",
+        "--budget",
+        "4e8",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for d in v["ranked"].as_array().unwrap() {
+        let b: Vec<f64> = d["bw_gbps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!(
+            rel(b[1], b[2]) < 1e-6 && rel(b[2], 7.0 * b[3]) < 1e-6,
+            "{b:?}"
+        );
+        assert!(b[0] <= 450.0 * (1.0 + 1e-9), "{b:?}");
+    }
+}

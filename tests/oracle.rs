@@ -140,6 +140,8 @@ fn oracle(p: &Problem) -> Option<f64> {
 
 fn tier(name: &str, link: f64) -> CostTier {
     CostTier {
+        max_gbps: None,
+        oversubscription: None,
         name: name.into(),
         link,
         switch: Some(link * 2.0),

@@ -67,6 +67,8 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
                     nic: maybe(rng, number),
                     max_npus: (rng.below(2) == 0).then(|| 2 + rng.below(100) as u32),
                     latency_ns: number(rng),
+                    max_gbps: maybe(rng, number),
+                    oversubscription: (rng.below(2) == 0).then(|| 1.0 + number(rng)),
                 })
                 .collect(),
         };

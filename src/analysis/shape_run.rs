@@ -79,17 +79,28 @@ pub fn layouts_for(base: &Scenario) -> Vec<Vec<DimKind>> {
 
 /// Read a shape typed as `Ring 4 × FullyConnected 8 × Switch 128` (also `R4 x FC8 x SW128`; `×`,
 /// `x` or `*` between dimensions). Tiers come from the first layout with as many dimensions, unless
-/// a dimension names its own after `@` (`SW128@InterPod`).
+/// a dimension names its own after `:` or `@` (`SW8:nvlink4`, `SW128@InterPod`).
 pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, CompareError> {
     let bad = |message: String| CompareError::BadShape {
         text: text.trim().chars().take(60).collect(),
         message,
     };
-    let parts: Vec<&str> = text
-        .split(['×', '*', 'x', 'X'])
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
+    // `x` between spaces (or `×`, `*`) separates dimensions when there is one, so that a tier's
+    // name may hold an x (`SW8:nvlink-x`); else any x does (`R4xFC8`).
+    let spaced = text.contains(" x ") || text.contains(" X ") || text.contains(['×', '*']);
+    let parts: Vec<&str> = if spaced {
+        text.split(['×', '*'])
+            .flat_map(|p| p.split(" x "))
+            .flat_map(|p| p.split(" X "))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    } else {
+        text.split(['x', 'X'])
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    };
     let layout = layouts
         .iter()
         .find(|l| l.len() == parts.len())
@@ -109,9 +120,9 @@ pub fn parse_shape(text: &str, layouts: &[Vec<DimKind>]) -> Result<Network, Comp
         .zip(layout)
         .enumerate()
         .map(|(i, (part, kind))| {
-            let (part, tier) = match part.split_once('@') {
+            let (part, tier) = match part.split_once(['@', ':']) {
                 Some((p, t)) if !t.trim().is_empty() => (p.trim(), t.trim().to_string()),
-                Some(_) => return Err(bad(format!("dimension {}: no tier after @", i + 1))),
+                Some(_) => return Err(bad(format!("dimension {}: no tier after : or @", i + 1))),
                 None => (*part, kind.tier.clone()),
             };
             let split = part

@@ -14,6 +14,7 @@ use crate::model::libra_files::cost_model_from_yaml;
 use crate::model::memory::{MemoryOptions, Recompute};
 use crate::model::network::Network;
 use crate::presets;
+use crate::systems::ChosenSystem;
 use serde::Serialize;
 use std::ffi::OsString;
 
@@ -129,10 +130,19 @@ fn npus(args: &Args) -> Result<u32, ArgError> {
     whole(args, "npus")?.ok_or(ArgError::Required("npus"))
 }
 
-/// The cost tiers: `--cost COST.yml`, else LIBRA's 4D cost model (with the physical defaults).
-fn costs(args: &Args) -> Result<CostModel, Failure> {
+/// The cost tiers: `--cost COST.yml`, else the system's tiers (when `--system` has a network)
+/// beside LIBRA's 4D cost model, else LIBRA's (with the physical defaults).
+fn costs(args: &Args, system: Option<&ChosenSystem>) -> Result<CostModel, Failure> {
     match args.path("cost")? {
-        None => Ok(presets::libra_4d_cost_model()),
+        None => {
+            let mut costs = presets::libra_4d_cost_model();
+            if let Some(spec) = system.and_then(|s| s.spec.as_ref()) {
+                let mut tiers = spec.cost_model().tiers;
+                tiers.append(&mut costs.tiers);
+                costs.tiers = tiers;
+            }
+            Ok(costs)
+        }
         Some(path) => {
             let text = super::inputs::read(path)?;
             cost_model_from_yaml(&text)
@@ -177,14 +187,10 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
     args.no_positional()?;
     let (t, memory) = model(&args)?;
     let npus = npus(&args)?;
-    let system = args
-        .one("system")?
-        .map(crate::predict::system::System::preset)
-        .transpose()
-        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let chosen = super::systems::chosen(&args)?;
     let hbm_gb = match args.one("hbm-gb")? {
         Some(v) => positive("hbm-gb", v, "GB")?,
-        None => system.as_ref().map_or(80.0, |s| s.accelerator.hbm_gb),
+        None => chosen.as_ref().map_or(80.0, |s| s.step.accelerator.hbm_gb),
     };
     let budgets = match (args.one("budget")?, args.one("budgets")?) {
         (Some(b), None) => vec![positive("budget", b, "$")?],
@@ -200,11 +206,20 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
         .one("rank-budget")?
         .map(|v| positive("rank-budget", v, "$"))
         .transpose()?;
-    let costs = costs(&args)?;
-    let shapes = match shape(&args, &costs)? {
-        Some(net) => ShapeSpace::Fixed(net),
-        None => ShapeSpace::WithinLimits(layouts_of(&costs)),
+    let costs = costs(&args, chosen.as_ref())?;
+    let shapes = match (
+        shape(&args, &costs)?,
+        chosen.as_ref().and_then(|s| s.spec.as_ref()),
+    ) {
+        (Some(net), _) => ShapeSpace::Fixed(net),
+        // A system's network is what it is: the search chooses parallelism and bandwidths on it.
+        (None, Some(spec)) => ShapeSpace::Fixed(spec.network(npus).map_err(|e| ArgError::Bad {
+            option: "npus".into(),
+            message: e.to_string(),
+        })?),
+        (None, None) => ShapeSpace::WithinLimits(layouts_of(&costs)),
     };
+    let system = chosen.map(|s| s.step);
     let setup = CodesignSetup {
         model: t,
         memory,
@@ -282,16 +297,26 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         micro_batch: whole(&args, "micro-batch")?.unwrap_or(1),
         order,
     };
-    let costs = costs(&args)?;
-    let shape = shape(&args, &costs)?.ok_or(ArgError::Required("shape"))?;
+    let chosen = super::systems::chosen(&args)?;
+    let costs = costs(&args, chosen.as_ref())?;
+    let shape = match (
+        shape(&args, &costs)?,
+        chosen.as_ref().and_then(|s| s.spec.as_ref()),
+    ) {
+        (Some(net), _) => net,
+        (None, Some(spec)) => spec.network(npus).map_err(|e| ArgError::Bad {
+            option: "npus".into(),
+            message: e.to_string(),
+        })?,
+        (None, None) => return Err(ArgError::Required("shape").into()),
+    };
     let budget = args
         .one("budget")?
         .map(|v| positive("budget", v, "$"))
         .transpose()?;
     let mut sc = scenario_of(&t, &choice, &shape, &costs, budget).map_err(Failure::input)?;
-    if let Some(name) = args.one("system")? {
+    if let Some(system) = chosen.map(|s| s.step) {
         // Compute timed by a real system (docs/predict.md) instead of --peak-tflops x --efficiency.
-        let system = crate::predict::system::System::preset(name).map_err(Failure::input)?;
         let recompute = crate::predict::workload::recompute_of(memory.recompute);
         let chosen = crate::codesign::candidate::with_choice(&t, &choice);
         let vocab = u32::try_from(memory.vocab).unwrap_or(u32::MAX);

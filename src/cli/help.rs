@@ -48,7 +48,7 @@ rule); 2 the command line is malformed: an unknown command or option, a missing 
 that is not of its option's form, an unexpected argument.
 ";
 
-pub const COMMANDS: [Command; 15] = [
+pub const COMMANDS: [Command; 16] = [
     Command {
         name: "evaluate",
         summary: "time and cost of a scenario at given bandwidths, as JSON",
@@ -109,10 +109,13 @@ Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b
                              (--budget USD | --budgets LO:HI:N) [options]
 
   --hbm-gb G                 memory per NPU (default 80, or the --system accelerator's)
-  --system dgx-a100          time each candidate's compute on a real system (docs/predict.md)
-                             instead of --peak-tflops x --efficiency
+  --system NAME|FILE.json    search on a real system (`libra-studio systems`): its network for
+                             N (unless --shape), its tiers and prices (unless --cost; LIBRA's
+                             tiers stay available to --shape), its accelerator's HBM, and each
+                             candidate's compute timed by the step model (docs/predict.md)
   --rank-budget USD          the budget of the ranked table (with --budgets)
-  --shape \"R4 x FC8 x R4 x SW32\"   one network shape instead of every shape
+  --shape \"R4 x FC8 x R4 x SW32\"   one network shape instead of every shape (a dimension
+                             may name its tier: SW8:nvlink4 x SW512:ib-ndr)
   --cost COST.yml            LIBRA's cost model (`-` reads standard input)
   --recompute selective|full, --zero3
   --timings                  add search_ms
@@ -207,7 +210,7 @@ policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
         name: "predict",
         summary: "one training iteration of a transformer on a real system, as JSON",
         page: "\
-Usage: libra-studio predict --system dgx-a100|dgx-h100|SYSTEM.json --model custom|gpt3-175b|...
+Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|...
                             [--layers L --hidden H --ffn F --heads A --seq-len S --global-batch G]
                             --micro-batch B --npus N --tp T --pp P --dp D
                             [--recompute none|selective|full] [--vocab V]
@@ -249,6 +252,23 @@ Usage: libra-studio validate --system NAME|SYSTEM.json --runs RUNS.csv [--runs M
 Every run predicted: the absolute relative error (mean, median, worst, per model), Spearman's
 rank correlation within each model and the measured time of the configuration predicted fastest
 over the measured fastest. JSON on standard output, a table on standard error.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "systems",
+        summary: "the systems presets (accelerator, network tiers, limits, prices) as JSON",
+        page: "\
+Usage: libra-studio systems [NAME] [--npus N]
+
+Every preset (dgx-a100, dgx-h100, dgx-b200, gb200-nvl72, tpu-v4, tpu-v5p, trn2-ultraserver,
+meta-roce-24k, hgx-h800), or the one named: its accelerator's figures, its network's tiers
+(bandwidth per accelerator and direction, oversubscription, latency, the most accelerators a
+dimension joins, $ per GB/s of links, switch ports and NICs with where each price comes from) and
+its dimensions, innermost first. With --npus N, each is also laid for N accelerators: its shape
+with each dimension's tier (SW8:nvlink4 x SW512:ib-ndr), its own bandwidths and their cost.
+Sources: docs/systems.md. `--system NAME|SYSTEM.json` takes a preset or such a file in predict,
+calibrate, validate, scenario --model and codesign.
 ",
         reads_scenario: false,
     },

@@ -10,6 +10,7 @@ mod optimize;
 mod permalink;
 mod predict;
 mod route;
+mod systems;
 
 use crate::presets;
 use std::ffi::{OsStr, OsString};
@@ -88,6 +89,7 @@ pub fn run<S: AsRef<OsStr>>(args: &[S], out: &mut dyn Write, err: &mut dyn Write
         Some("predict") => predict::predict(rest),
         Some("calibrate") => predict::calibrate(rest, err),
         Some("validate") => predict::validate(rest, err),
+        Some("systems") => systems::systems(rest),
         Some("network") => args::Args::parse(rest, &[], &[])
             .and_then(|a| a.no_positional())
             .map_err(Failure::from)

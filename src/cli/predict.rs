@@ -15,21 +15,12 @@ use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
 
-/// A system by preset name, or a system JSON file.
+/// A system by preset name, or a system JSON file (default dgx-a100): the step model's view.
 fn system(args: &Args) -> Result<System, Failure> {
-    let name = args.one("system")?.unwrap_or("dgx-a100");
-    if let Ok(s) = System::preset(name) {
-        return Ok(s);
-    }
-    if std::path::Path::new(name).is_file() {
-        let path = args.path("system")?.expect("given");
-        let text = inputs::read(path)?;
-        return System::from_json(&text)
-            .map_err(|e| Failure::Input(format!("{}: {e}", inputs::shown(path))));
-    }
-    Err(Failure::Usage(
-        crate::predict::system::SystemError::Unknown(name.into()).to_string(),
-    ))
+    Ok(match super::systems::chosen(args)? {
+        Some(s) => s.step,
+        None => System::dgx_a100(),
+    })
 }
 
 fn whole(args: &Args, name: &'static str) -> Result<Option<u32>, ArgError> {

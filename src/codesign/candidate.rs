@@ -101,6 +101,10 @@ pub fn communicator_of(choice: &Choice, mapping: &Mapping) -> Communicator {
     }
 }
 
+fn tier_max(costs: &CostModel, tier: &str) -> Option<f64> {
+    costs.tier(tier).and_then(|t| t.max_gbps)
+}
+
 fn assemble(
     t: &Transformer,
     choice: &Choice,
@@ -111,6 +115,18 @@ fn assemble(
 ) -> Scenario {
     let p = choice.parallelism;
     let dims = network.dims.len();
+    // A tier's links reach no more than the chip has (a system's NVLink, ICI).
+    let max_gbps: Vec<Option<f64>> = network
+        .dims
+        .iter()
+        .map(|d| tier_max(costs, &d.tier))
+        .collect();
+    let max_gbps = match max_gbps.iter().any(Option::is_some) {
+        true => max_gbps,
+        false => Vec::new(),
+    };
+    // An oversubscribed fabric level keeps its ratio to the level below.
+    let linear = crate::model::taper::taper_constraints(&network, costs);
     Scenario {
         name: format!(
             "{} TP{} PP{} DP{} b{} on {}",
@@ -127,6 +143,8 @@ fn assemble(
         constraints: Constraints {
             budget_usd,
             min_gbps: vec![Some(MIN_GBPS); dims],
+            max_gbps,
+            linear,
             ..Constraints::default()
         },
         objective: Objective::Time,

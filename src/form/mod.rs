@@ -252,6 +252,8 @@ impl Form {
             .map(|(i, t)| {
                 let n = i + 1;
                 CostTier {
+                    max_gbps: None,
+                    oversubscription: None,
                     name: t.name.trim().to_string(),
                     link: take(number(Field::TierLink(n), &t.link, true).map(Some)).unwrap_or(0.0),
                     switch: take(optional(Field::TierSwitch(n), &t.switch, true)),

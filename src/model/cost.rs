@@ -26,6 +26,15 @@ pub struct CostTier {
     /// Latency of one collective step on this tier, ns: what dimensions built on it start with.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub latency_ns: f64,
+    /// The most bandwidth per NPU this tier's links reach, GB/s (a chip's NVLink or ICI; None: a
+    /// fabric grows with its NICs): a dimension of this tier is optimized within it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_gbps: Option<f64>,
+    /// A level of the fabric of the dimension just inside it, built `r`:1 oversubscribed (1: full
+    /// bisection): a dimension of this tier carries 1 / r of that dimension's bandwidth
+    /// (`model::taper`); at least 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oversubscription: Option<f64>,
 }
 
 fn is_zero(v: &f64) -> bool {
@@ -53,7 +62,7 @@ pub enum CostError {
         tier: String,
         component: &'static str,
     },
-    #[error("tier \"{tier}\": {component} cost must be a positive finite number of $ per GB/s, got {}", crate::format::number(*.value))]
+    #[error("tier \"{tier}\": {component} cost must be a {} finite number of $ per GB/s, got {}", if *.component == "nic" { "non-negative" } else { "positive" }, crate::format::number(*.value))]
     BadUnitCost {
         tier: String,
         component: &'static str,
@@ -63,6 +72,8 @@ pub enum CostError {
         "dimension {dim}: bandwidth must be a non-negative finite number of GB/s, got {value}"
     )]
     BadBandwidth { dim: usize, value: f64 },
+    #[error("tier \"{tier}\": oversubscription must be a finite number of at least 1, got {}", crate::format::number(*.value))]
+    Oversubscription { tier: String, value: f64 },
     #[error("{given} bandwidths given for a network of {dims} dimensions")]
     BandwidthCount { given: usize, dims: usize },
 }
@@ -173,6 +184,14 @@ impl CostModel {
             }
         };
         let link = check("link", tier.link)?;
+        if let Some(r) = tier.oversubscription {
+            if !(r.is_finite() && r >= 1.0) {
+                return Err(CostError::Oversubscription {
+                    tier: tier.name.clone(),
+                    value: r,
+                });
+            }
+        }
         if topology != Topology::Switch {
             return Ok((link, 0.0, 0.0));
         }
@@ -185,11 +204,22 @@ impl CostModel {
                 })
                 .and_then(|v| check(component, v))
         };
-        Ok((
-            link,
-            needed("switch", tier.switch)?,
-            needed("nic", tier.nic)?,
-        ))
+        let switch = needed("switch", tier.switch)?;
+        // A NIC may cost nothing: NVLink has none, and a fabric's upper levels are reached
+        // through the NIC counted at its first level.
+        let nic = tier.nic.ok_or_else(|| CostError::MissingUnitCost {
+            dim,
+            tier: tier.name.clone(),
+            component: "nic",
+        })?;
+        if !(nic.is_finite() && nic >= 0.0) {
+            return Err(CostError::BadUnitCost {
+                tier: tier.name.clone(),
+                component: "nic",
+                value: nic,
+            });
+        }
+        Ok((link, switch, nic))
     }
 
     /// The cost of `net` at per-NPU bandwidths `bw_gbps`, with its breakdown.

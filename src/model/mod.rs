@@ -12,6 +12,7 @@ pub mod memory;
 pub mod network;
 pub mod physical;
 pub mod scenario;
+pub mod taper;
 pub mod training;
 pub mod workload;
 pub mod yaml;

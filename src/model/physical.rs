@@ -134,6 +134,8 @@ mod tests {
     #[test]
     fn defaults_fill_only_what_is_missing() {
         let tier = CostTier {
+            max_gbps: None,
+            oversubscription: None,
             name: "InterPod".into(),
             link: 1.0,
             switch: Some(1.0),
@@ -144,6 +146,8 @@ mod tests {
         .with_physical_default();
         assert_eq!((tier.max_npus, tier.latency_ns), (Some(128), 2_700.0));
         let other = CostTier {
+            max_gbps: None,
+            oversubscription: None,
             name: "Mine".into(),
             ..tier.clone()
         }

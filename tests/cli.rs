@@ -1384,3 +1384,102 @@ fn codesign_on_metas_cluster_keeps_its_fabric_levels_at_their_ratios() {
         assert!(b[0] <= 450.0 * (1.0 + 1e-9), "{b:?}");
     }
 }
+
+#[test]
+fn in_network_reduction_and_a_users_own_system_file() {
+    let dir = std::env::temp_dir().join(format!("libra-systems-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // NVLink SHARP and InfiniBand SHARP: the same network, each All-Reduce moving m instead of
+    // 2 m (g-1)/g on the reducing dimensions, so the optimum at the same budget is faster.
+    let time_on = |shape: &str| {
+        let (code, sc, err) = run(&args(&[
+            "scenario",
+            "--system",
+            "dgx-h100",
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            "4096",
+            "--tp",
+            "8",
+            "--pp",
+            "8",
+            "--dp",
+            "64",
+            "--shape",
+            shape,
+            "--budget",
+            "6e7",
+        ]));
+        assert_eq!(code, 0, "{err}");
+        let path = dir.join("s.json");
+        std::fs::write(&path, sc).unwrap();
+        let (code, out, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<Value>(&out).unwrap()["time_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    let plain = time_on("SW8:nvlink4 x SW512:ib-ndr");
+    let nvls = time_on("SW8:nvlink4-sharp x SW512:ib-ndr");
+    let both = time_on("SW8:nvlink4-sharp x SW512:ib-ndr-sharp");
+    assert!(both < nvls && nvls < plain, "{plain} {nvls} {both}");
+    // What `systems NAME` prints is a system file; edited, it is the user's own system, and a
+    // bad figure in it is refused naming the tier and the field.
+    let (_, listed, _) = run(&args(&["systems", "meta-roce-24k"]));
+    let own = dir.join("own.json");
+    std::fs::write(&own, &listed).unwrap();
+    let (code, out, err) = run(&args(&[
+        "codesign",
+        "--system",
+        own.to_str().unwrap(),
+        "--model",
+        "gpt3-175b",
+        "--npus",
+        "24576",
+        "--budget",
+        "4e8",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("roce-agg"));
+    for (from, to, says) in [
+        (
+            "\"oversubscription\": 7.0",
+            "\"oversubscription\": 0.5",
+            "tier \"roce-agg\": oversubscription must be at least 1",
+        ),
+        (
+            "\"link_usd\": 25.6",
+            "\"link_usd\": -1.0",
+            "tier \"roce-rack\": link_usd must be a positive finite number",
+        ),
+        (
+            "\"tier\": \"roce-pod\"",
+            "\"tier\": \"roce-pods\"",
+            "names tier \"roce-pods\", which the system does not have",
+        ),
+    ] {
+        assert!(listed.contains(from), "{from}");
+        std::fs::write(&own, listed.replacen(from, to, 1)).unwrap();
+        let (code, _, err) = run(&args(&[
+            "predict",
+            "--system",
+            own.to_str().unwrap(),
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            "8",
+            "--tp",
+            "8",
+            "--pp",
+            "1",
+            "--dp",
+            "1",
+            "--micro-batch",
+            "1",
+        ]));
+        assert_eq!(code, 1, "{to}");
+        assert!(err.contains(says), "{to}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

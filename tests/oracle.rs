@@ -142,6 +142,7 @@ fn tier(name: &str, link: f64) -> CostTier {
     CostTier {
         max_gbps: None,
         oversubscription: None,
+        in_network_usd: None,
         name: name.into(),
         link,
         switch: Some(link * 2.0),

@@ -69,6 +69,7 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
                     latency_ns: number(rng),
                     max_gbps: maybe(rng, number),
                     oversubscription: (rng.below(2) == 0).then(|| 1.0 + number(rng)),
+                    in_network_usd: maybe(rng, number),
                 })
                 .collect(),
         };

@@ -73,7 +73,7 @@ pub const FLAT: &str = "flat";
 /// The System picker's key for the system calibrated in the view ([`CodesignInputs::calibrated`]).
 pub const CALIBRATED: &str = "calibrated";
 /// The System picker's presets (`predict::system::System::preset`).
-pub const PICKED_SYSTEMS: [&str; 2] = ["dgx-a100", "dgx-h100"];
+pub const PICKED_SYSTEMS: [&str; 9] = crate::systems::SYSTEM_PRESETS;
 /// The presets a calibration may start from.
 pub const CALIBRATION_STARTS: [&str; 3] = ["dgx-a100-uncalibrated", "dgx-a100", "dgx-h100"];
 
@@ -433,14 +433,32 @@ impl CodesignInputs {
                 Some(c) => c.system().map(Some),
                 None => Err("no calibrated system yet: calibrate one on your runs below, then \"Use this system\"".into()),
             },
-            key if PICKED_SYSTEMS.contains(&key) => {
-                System::preset(key).map(Some).map_err(|e| e.to_string())
-            }
+            key if PICKED_SYSTEMS.contains(&key) => crate::systems::choose_system(key)
+                .map(|c| Some(c.step))
+                .ok_or_else(|| format!("unknown system \"{key}\"")),
             key => Err(format!(
                 "unknown system \"{key}\" (expected {FLAT}, {}, or {CALIBRATED})",
                 PICKED_SYSTEMS.join(", ")
             )),
         }
+    }
+
+    /// The chosen system's network, tiers and prices (a preset; None: the flat rate or a
+    /// calibrated step model, which search on the design's own tiers).
+    pub fn system_spec(&self) -> Option<crate::systems::SystemSpec> {
+        crate::systems::system_preset(self.system_key())
+    }
+
+    /// The cost tiers the search prices with: the system's beside the design's, or the design's.
+    pub fn costs(&self, base: &Scenario) -> crate::model::cost::CostModel {
+        let mut costs = base.costs.clone();
+        if let Some(spec) = self.system_spec() {
+            let mut tiers = spec.cost_model().tiers;
+            tiers.retain(|t| costs.tier(&t.name).is_none());
+            tiers.append(&mut costs.tiers);
+            costs.tiers = tiers;
+        }
+        costs
     }
 
     /// What the chosen system means for the search, in words (under the picker).
@@ -456,8 +474,7 @@ impl CodesignInputs {
             ),
             Ok(Some(s)) => format!(
                 "Compute timed by the step model on {}: {} ({} dense BF16 TFLOP/s, {} GB/s HBM), \
-                 {:.1}% of peak on large products, {:.1}% of HBM bandwidth; {}{}. The network's \
-                 bandwidths stay the co-design's own.",
+                 {:.1}% of peak on large products, {:.1}% of HBM bandwidth; {}{}. {}",
                 s.name,
                 s.accelerator.name,
                 show(s.accelerator.bf16_tflops),
@@ -469,6 +486,20 @@ impl CodesignInputs {
                     ""
                 } else {
                     ", the accelerator's"
+                },
+                match (self.system_spec(), self.own_shape) {
+                    (Some(spec), false) => match spec.network(self.npus) {
+                        Ok(net) => format!(
+                            "The search lays every candidate on {}'s network for {} NPUs ({}, \
+                             its tiers and prices: docs/systems.md) and chooses the bandwidths \
+                             within what its chips' links reach.",
+                            spec.name,
+                            self.npus,
+                            net.shape_label()
+                        ),
+                        Err(e) => e.to_string(),
+                    },
+                    _ => "The network's bandwidths stay the co-design's own.".into(),
                 },
             ),
             Err(e) => e,
@@ -573,11 +604,15 @@ impl CodesignInputs {
             },
             npus: self.npus,
             hbm_gb: self.hbm_gb,
-            costs: base.costs.clone(),
-            shapes: if self.own_shape {
-                ShapeSpace::Fixed(base.network.clone())
-            } else {
-                ShapeSpace::WithinLimits(layouts_for(base))
+            costs: self.costs(base),
+            // A system's network is what it is: parallelism and bandwidths are searched on it.
+            shapes: match (self.own_shape, self.system_spec()) {
+                (true, _) => ShapeSpace::Fixed(base.network.clone()),
+                (false, Some(spec)) => ShapeSpace::Fixed(
+                    spec.network(self.npus)
+                        .map_err(|e| CodesignError::System(e.to_string()))?,
+                ),
+                (false, None) => ShapeSpace::WithinLimits(layouts_for(base)),
             },
             budgets: budget_range(self.lo_usd, self.hi_usd, self.budgets as usize),
             rank_budget: Some(self.rank_budget()),
@@ -598,7 +633,7 @@ impl CodesignInputs {
             &model,
             &choice,
             &shape,
-            &base.costs,
+            &self.costs(base),
             Some(design.budget_usd),
         )
         .ok()?;
@@ -844,7 +879,7 @@ mod tests {
         let e = inputs.set(InputField::System, "tpu-v9").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "system: unknown system \"tpu-v9\" (expected flat, dgx-a100, dgx-h100, or calibrated)"
+            "system: unknown system \"tpu-v9\" (expected flat, dgx-a100, dgx-h100, dgx-b200, gb200-nvl72, tpu-v4, tpu-v5p, trn2-ultraserver, meta-roce-24k, hgx-h800, or calibrated)"
         );
         let back: CodesignInputs =
             serde_json::from_str(&serde_json::to_string(&inputs).unwrap()).unwrap();
@@ -912,5 +947,35 @@ mod tests {
         assert!(inputs.refusals()[0]
             .reason
             .starts_with("the calibration's start: unknown system \"dgx-z\""));
+    }
+
+    #[test]
+    fn a_systems_preset_lays_the_search_on_its_network_and_tiers() {
+        let base = presets::default_scenario();
+        let mut inputs = CodesignInputs::around(&base, 6e7);
+        inputs.choose_system("dgx-h100");
+        inputs.npus = 4096;
+        let setup = inputs.setup(&base).unwrap();
+        let ShapeSpace::Fixed(net) = &setup.shapes else {
+            panic!("{:?}", setup.shapes)
+        };
+        assert_eq!(net.shape_label(), "Switch 8 × Switch 512");
+        assert_eq!(net.dims[0].tier, "nvlink4");
+        // The system's tiers beside the design's own (LIBRA's here).
+        assert!(setup.costs.tier("ib-ndr").is_some() && setup.costs.tier("InterPod").is_some());
+        assert_eq!(setup.hbm_gb, 80.0);
+        assert!(inputs
+            .system_note()
+            .contains("dgx-h100's network for 4096 NPUs"));
+        // A size the system cannot lay is refused, saying why.
+        inputs.npus = 4100;
+        let e = inputs.setup(&base).unwrap_err().to_string();
+        assert!(e.contains("do not fill"), "{e}");
+        // Every preset is a choice of the picker.
+        for key in PICKED_SYSTEMS {
+            inputs.choose_system(key);
+            assert_eq!(inputs.system_key(), key);
+            assert!(inputs.system().unwrap().is_some(), "{key}");
+        }
     }
 }

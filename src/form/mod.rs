@@ -254,6 +254,7 @@ impl Form {
                 CostTier {
                     max_gbps: None,
                     oversubscription: None,
+                    in_network_usd: None,
                     name: t.name.trim().to_string(),
                     link: take(number(Field::TierLink(n), &t.link, true).map(Some)).unwrap_or(0.0),
                     switch: take(optional(Field::TierSwitch(n), &t.switch, true)),

@@ -30,6 +30,18 @@ pub enum DimCombine {
 
 /// Bytes each NPU sends in each dimension for a collective of `size_bytes` over `groups`.
 pub fn message_sizes(collective: Collective, size_bytes: f64, groups: &Groups) -> Vec<f64> {
+    message_sizes_on(collective, size_bytes, groups, &[])
+}
+
+/// [`message_sizes`] where the dimensions marked in `in_network` reduce in the switch (NVLink
+/// SHARP, InfiniBand SHARP): an All-Reduce there sends its `m` bytes once up to the switch and
+/// receives the sum, `m` instead of `2 m (g-1)/g`; the other collectives are unchanged.
+pub fn message_sizes_on(
+    collective: Collective,
+    size_bytes: f64,
+    groups: &Groups,
+    in_network: &[bool],
+) -> Vec<f64> {
     let mut msg = vec![0.0; groups.len()];
     let mut m = size_bytes;
     let used = |d: usize| groups[d].map(f64::from);
@@ -38,7 +50,10 @@ pub fn message_sizes(collective: Collective, size_bytes: f64, groups: &Groups) -
         Collective::AllReduce => {
             for (d, out) in msg.iter_mut().enumerate() {
                 if let Some(g) = used(d) {
-                    *out = 2.0 * m / g * (g - 1.0);
+                    *out = match in_network.get(d) {
+                        Some(true) => m,
+                        _ => 2.0 * m / g * (g - 1.0),
+                    };
                     m /= g;
                 }
             }
@@ -138,6 +153,23 @@ pub fn combine(times: &[f64], how: DimCombine) -> (f64, Option<usize>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_all_reduce_reduced_in_the_switch_sends_m_there() {
+        // 8 GPUs on an NVSwitch with SHARP, then 4 nodes without: m up to the switch once,
+        // then 2 (m/8) 3/4 across the nodes. Other collectives are unchanged.
+        let g = groups(&[8, 4]);
+        let msg = message_sizes_on(Collective::AllReduce, 800.0, &g, &[true, false]);
+        assert_eq!(msg, vec![800.0, 2.0 * 100.0 * 3.0 / 4.0]);
+        assert_eq!(
+            message_sizes_on(Collective::AllGather, 8.0, &g, &[true, false]),
+            message_sizes(Collective::AllGather, 8.0, &g)
+        );
+        assert_eq!(
+            message_sizes_on(Collective::AllReduce, 800.0, &g, &[]),
+            message_sizes(Collective::AllReduce, 800.0, &g)
+        );
+    }
 
     fn groups(v: &[i64]) -> Groups {
         v.iter()

@@ -35,6 +35,11 @@ pub struct CostTier {
     /// (`model::taper`); at least 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oversubscription: Option<f64>,
+    /// In-network reduction (NVLink SHARP, InfiniBand SHARP), $ per GB/s of the feature: when
+    /// given, this tier's Switch dimensions reduce in the switch (an All-Reduce sends `m`
+    /// instead of `2 m (g-1)/g` per NPU there: `collective::message_sizes_on`) and pay it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_network_usd: Option<f64>,
 }
 
 fn is_zero(v: &f64) -> bool {
@@ -62,7 +67,7 @@ pub enum CostError {
         tier: String,
         component: &'static str,
     },
-    #[error("tier \"{tier}\": {component} cost must be a {} finite number of $ per GB/s, got {}", if *.component == "nic" { "non-negative" } else { "positive" }, crate::format::number(*.value))]
+    #[error("tier \"{tier}\": {component} cost must be a {} finite number of $ per GB/s, got {}", if matches!(*.component, "nic" | "in-network reduction") { "non-negative" } else { "positive" }, crate::format::number(*.value))]
     BadUnitCost {
         tier: String,
         component: &'static str,
@@ -148,6 +153,20 @@ impl CostModel {
         self.tiers.iter().find(|t| t.name == name)
     }
 
+    /// Which dimensions of `net` reduce in the switch: Switch dimensions of a tier with
+    /// in-network reduction.
+    pub fn in_network(&self, net: &Network) -> Vec<bool> {
+        net.dims
+            .iter()
+            .map(|d| {
+                d.topology == Topology::Switch
+                    && self
+                        .tier(&d.tier)
+                        .is_some_and(|t| t.in_network_usd.is_some())
+            })
+            .collect()
+    }
+
     /// Unit cost per GB/s of per-NPU bandwidth in each dimension: `u_d`, so that `Cost(B) = N * sum_d u_d B_d`.
     pub fn unit_costs(&self, net: &Network) -> Result<Vec<f64>, CostError> {
         net.validate()?;
@@ -219,7 +238,18 @@ impl CostModel {
                 value: nic,
             });
         }
-        Ok((link, switch, nic))
+        let reduction = match tier.in_network_usd {
+            None => 0.0,
+            Some(v) if v.is_finite() && v >= 0.0 => v,
+            Some(v) => {
+                return Err(CostError::BadUnitCost {
+                    tier: tier.name.clone(),
+                    component: "in-network reduction",
+                    value: v,
+                })
+            }
+        };
+        Ok((link, switch + reduction, nic))
     }
 
     /// The cost of `net` at per-NPU bandwidths `bw_gbps`, with its breakdown.

@@ -157,6 +157,7 @@ pub fn cost_model_from_yaml(text: &str) -> Result<CostModel, LibraFileError> {
         let mut tier = CostTier {
             max_gbps: None,
             oversubscription: None,
+            in_network_usd: None,
             name: name.clone(),
             link: f64::NAN,
             switch: None,

@@ -136,6 +136,7 @@ mod tests {
         let tier = CostTier {
             max_gbps: None,
             oversubscription: None,
+            in_network_usd: None,
             name: "InterPod".into(),
             link: 1.0,
             switch: Some(1.0),
@@ -148,6 +149,7 @@ mod tests {
         let other = CostTier {
             max_gbps: None,
             oversubscription: None,
+            in_network_usd: None,
             name: "Mine".into(),
             ..tier.clone()
         }

@@ -5,7 +5,9 @@
 use super::communicator::{Communicator, CommunicatorError};
 use super::cost::{CostError, CostModel, NetworkCost};
 use super::network::{Network, NetworkError};
-use super::training::{check_bandwidths, iteration_time, ModelOptions, TimeBreakdown, TimeError};
+use super::training::{
+    check_bandwidths, iteration_time_on, ModelOptions, TimeBreakdown, TimeError,
+};
 use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
@@ -295,14 +297,16 @@ impl Scenario {
             .enumerate()
             .map(|(d, b)| b * self.eta(d))
             .collect();
+        let in_network = self.costs.in_network(&self.network);
         let mut workloads = Vec::with_capacity(self.workloads.len());
         for w in &self.workloads {
-            let time = iteration_time(
+            let time = iteration_time_on(
                 &self.network,
                 &w.workload,
                 &w.communicator,
                 &effective,
                 &self.model,
+                &in_network,
             )?;
             workloads.push(WorkloadEvaluation {
                 name: w.name.clone(),

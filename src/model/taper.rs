@@ -47,6 +47,7 @@ mod tests {
             latency_ns: 0.0,
             max_gbps: None,
             oversubscription: r,
+            in_network_usd: None,
         }
     }
 

@@ -17,7 +17,7 @@
 //! part of the weight-gradient collectives is `T` minus everything else, split over dimensions in
 //! proportion to their weight-gradient collective time.
 
-use super::collective::{combine, dim_times, message_sizes, DimCombine};
+use super::collective::{combine, dim_times, message_sizes_on, DimCombine};
 use super::communicator::{Communicator, CommunicatorError};
 use super::network::{Network, NetworkError};
 use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
@@ -117,6 +117,19 @@ pub fn iteration_time(
     bw_gbps: &[f64],
     opts: &ModelOptions,
 ) -> Result<TimeBreakdown, TimeError> {
+    iteration_time_on(net, workload, comm, bw_gbps, opts, &[])
+}
+
+/// [`iteration_time`] with the dimensions marked in `in_network` reducing in the switch
+/// ([`super::collective::message_sizes_on`]).
+pub fn iteration_time_on(
+    net: &Network,
+    workload: &Workload,
+    comm: &Communicator,
+    bw_gbps: &[f64],
+    opts: &ModelOptions,
+    in_network: &[bool],
+) -> Result<TimeBreakdown, TimeError> {
     net.validate()?;
     workload.validate()?;
     comm.validate(net)?;
@@ -135,7 +148,7 @@ pub fn iteration_time(
                     name: layer.name.clone(),
                 });
             }
-            let msg = message_sizes(phase.collective, phase.size_bytes, groups);
+            let msg = message_sizes_on(phase.collective, phase.size_bytes, groups, in_network);
             let times = dim_times(
                 net,
                 phase.collective,

@@ -13,7 +13,7 @@
 //! dimension. The no-overlap training loop is required: the overlap loop is evaluated, not optimized.
 
 use super::linear::{parse_constraint, ConstraintError, LinearConstraint, Relation};
-use crate::model::collective::{latency_steps, message_sizes};
+use crate::model::collective::{latency_steps, message_sizes_on};
 use crate::model::scenario::{Objective, Scenario, ScenarioError, TotalBandwidth};
 use crate::model::{DimCombine, PhaseKind, TrainingLoop};
 use std::collections::HashMap;
@@ -217,6 +217,7 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
             }
         }
     }
+    let in_network = sc.costs.in_network(net);
     let mut raw: Vec<Pattern> = Vec::new();
     for (key, collective, kind, size) in order {
         let (weight, label) = groups[&key].clone();
@@ -225,7 +226,7 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
             .groups_for(kind, collective);
         let unit_size = if latency { size } else { 1.0 };
         // Bytes over the effective bandwidth eta_d B_d: a_d / eta_d over B_d.
-        let a: Vec<f64> = message_sizes(collective, unit_size, groups_d)
+        let a: Vec<f64> = message_sizes_on(collective, unit_size, groups_d, &in_network)
             .iter()
             .enumerate()
             .map(|(d, x)| x / sc.eta(d))

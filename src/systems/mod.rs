@@ -10,10 +10,22 @@ pub mod system;
 pub use presets::{system_preset, system_presets, SYSTEM_PRESETS};
 pub use system::{NetworkTier, SystemDim, SystemSpec, SystemSpecError};
 
-/// A system from its JSON (as `libra-studio systems` prints one), checked.
+/// A system from its JSON, checked: a system, or what `libra-studio systems NAME` prints (a list
+/// of one, with the accelerator's figures and the laid network beside it), so that a user's own
+/// system starts as a preset's output with a tier edited or added.
 pub fn system_from_json(text: &str) -> Result<SystemSpec, String> {
-    let s: SystemSpec =
+    let mut v: serde_json::Value =
         serde_json::from_str(crate::text::without_bom(text)).map_err(|e| e.to_string())?;
+    if let serde_json::Value::Array(list) = v {
+        let [one] = <[serde_json::Value; 1]>::try_from(list)
+            .map_err(|l| format!("a list of {} systems; give one", l.len()))?;
+        v = one;
+    }
+    if let Some(o) = v.as_object_mut() {
+        o.remove("accelerator_figures");
+        o.remove("at");
+    }
+    let s: SystemSpec = serde_json::from_value(v).map_err(|e| e.to_string())?;
     s.validate().map_err(|e| e.to_string())?;
     if super::systems::accelerators::accelerator(&s.accelerator).is_none() {
         return Err(format!(

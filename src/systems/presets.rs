@@ -95,6 +95,7 @@ fn tier(
         latency_us: kind.latency_us,
         step_latency_ns: kind.step_latency_ns,
         max_npus,
+        in_network_usd: None,
         max_gbps_per_npu: kind.chip_links.then_some(gbps_per_npu),
         link_usd: usd.0,
         switch_usd: usd.1,
@@ -141,13 +142,53 @@ fn nvswitch(name: &str, title: &str, gbps: f64, n: u32, source: &str) -> Network
     )
 }
 
+/// `t` with in-network reduction: the same links and switches, whose switches reduce (NVLink
+/// SHARP on NVSwitch gen 3 and later; SHARPv3 on Quantum-2 InfiniBand switches). No public price
+/// separates the feature from the switch: it adds $0 per GB/s, said so.
+fn with_reduction(t: &NetworkTier, what: &str, source: &str) -> NetworkTier {
+    NetworkTier {
+        name: format!("{}-sharp", t.name),
+        title: format!("{} with {what}", t.title),
+        in_network_usd: Some(0.0),
+        price: format!(
+            "{}; {what} is part of the switch, with no separate public price: $0 more",
+            t.price
+        ),
+        source: format!("{}; {source}", t.source),
+        ..t.clone()
+    }
+}
+
+const NVLS: &str = "NVIDIA/nccl-tests issue 212 (NCCL maintainer, 2024): on 8 H100s an All-Reduce \
+                    reaches about 480 GB/s of bus bandwidth with NVLink SHARP (NVLS) against about \
+                    370 with rings";
+const IB_SHARP: &str = "NVIDIA Quantum-2 (NDR) switches implement SHARPv3 in-network reduction";
+
+/// A SuperPOD's tiers with their in-network reduction variants beside them (`SW8:nvlink4-sharp x
+/// SW512:ib-ndr-sharp`).
+fn with_reductions(mut s: SystemSpec) -> SystemSpec {
+    let extra: Vec<NetworkTier> = s
+        .tiers
+        .iter()
+        .filter_map(|t| match t.name.as_str() {
+            "nvlink4" | "nvlink5" | "nvlink5-nvl72" => {
+                Some(with_reduction(t, "NVLink SHARP (NVLS)", NVLS))
+            }
+            "ib-ndr" => Some(with_reduction(t, "InfiniBand SHARPv3", IB_SHARP)),
+            _ => None,
+        })
+        .collect();
+    s.tiers.extend(extra);
+    s
+}
+
 /// The preset named `name`.
 pub fn system_preset(name: &str) -> Option<SystemSpec> {
     let s = match name.trim().to_ascii_lowercase().as_str() {
         "dgx-a100" => dgx_a100(),
-        "dgx-h100" => dgx_h100(),
-        "dgx-b200" => dgx_b200(),
-        "gb200-nvl72" => gb200_nvl72(),
+        "dgx-h100" => with_reductions(dgx_h100()),
+        "dgx-b200" => with_reductions(dgx_b200()),
+        "gb200-nvl72" => with_reductions(gb200_nvl72()),
         "tpu-v4" => tpu_v4(),
         "tpu-v5p" => tpu_v5p(),
         "trn2-ultraserver" => trn2_ultraserver(),

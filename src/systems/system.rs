@@ -40,6 +40,9 @@ pub struct NetworkTier {
     pub link_usd: f64,
     pub switch_usd: f64,
     pub nic_usd: f64,
+    /// In-network reduction (NVLink SHARP, InfiniBand SHARP), $ per GB/s of the feature; None:
+    /// the tier's switches do not reduce.
+    pub in_network_usd: Option<f64>,
     /// Where the prices come from, or how they were derived.
     pub price: String,
     /// Where the bandwidth and limits come from.
@@ -172,6 +175,7 @@ impl SystemSpec {
                 }
             }
             for (field, value) in [
+                ("in_network_usd", t.in_network_usd.unwrap_or(0.0)),
                 ("latency_us", t.latency_us),
                 ("step_latency_ns", t.step_latency_ns),
                 ("switch_usd", t.switch_usd),
@@ -325,6 +329,7 @@ impl SystemSpec {
                     latency_ns: t.step_latency_ns,
                     max_gbps: t.max_gbps_per_npu,
                     oversubscription: t.oversubscription,
+                    in_network_usd: t.in_network_usd,
                 })
                 .collect(),
         }

@@ -15,7 +15,7 @@ use crate::charts::codesign_chart::CodesignChart;
 use crate::charts::tables::{codesign_ranked_table, codesign_winners_table};
 use crate::codesign::{
     CodesignInputs, CodesignResult, CodesignRun, CodesignStart, CustomField, InputField,
-    ModelPreset, CALIBRATED, CUSTOM, FLAT,
+    ModelPreset, CALIBRATED, CUSTOM, FLAT, PICKED_SYSTEMS,
 };
 use crate::form::typed::summary;
 use crate::format::usd;
@@ -223,12 +223,16 @@ fn system_picker(inputs: RwSignal<Option<CodesignInputs>>, layout: RwSignal<u32>
                     layout.update(|l| *l += 1);
                 }
             >
-                {[
-                    (FLAT, "flat (peak TFLOP/s × efficiency)"),
-                    ("dgx-a100", "dgx-a100 (calibrated on measured A100 runs)"),
-                    ("dgx-h100", "dgx-h100 (public figures)"),
-                    (CALIBRATED, "calibrated (imported)"),
-                ]
+                {[(FLAT, "flat (peak TFLOP/s × efficiency)".to_string())]
+                    .into_iter()
+                    .chain(PICKED_SYSTEMS.iter().map(|k| {
+                        let label = match *k {
+                            "dgx-a100" => "dgx-a100 (calibrated on measured A100 runs)".to_string(),
+                            k => format!("{k} (public figures)"),
+                        };
+                        (*k, label)
+                    }))
+                    .chain([(CALIBRATED, "calibrated (imported)".to_string())])
                     .map(|(k, label)| view! { <option value=k selected=move || key() == k>{label}</option> })
                     .collect_view()}
             </select>

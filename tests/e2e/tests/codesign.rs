@@ -167,3 +167,53 @@ fn a_module_that_cannot_start_says_so_instead_of_a_blank_tab() {
         b.close().await;
     });
 }
+
+#[test]
+fn on_a_real_system_the_codesign_view_searches_its_network_as_the_core_does() {
+    run(Duration::from_secs(180), async {
+        // GPT-3 175B on the design's 4,096 NPUs, picked on dgx-h100: every candidate on
+        // SW8:nvlink4 x SW512:ib-ndr, the system's tiers beside the design's, its compute and HBM.
+        let base = default_scenario();
+        let cost = study(&base).unwrap().evaluation.cost_usd;
+        let mut inputs = CodesignInputs::around(&base, cost);
+        inputs.choose_system("dgx-h100");
+        let native = CodesignRun::new(&inputs.setup(&base).unwrap())
+            .unwrap()
+            .run()
+            .result();
+        let best = native.best.clone().unwrap();
+        assert_eq!(best.shape_label, "Switch 8 × Switch 512");
+
+        let b = Browser::start(1400, 1100).await;
+        b.open("").await;
+        b.open_view("codesign").await;
+        b.select("codesign-system", "dgx-h100").await;
+        let note = b.text("codesign-system-note").await;
+        assert!(
+            note.contains("dgx-h100's network for 4096 NPUs (Switch 8 × Switch 512"),
+            "{note}"
+        );
+        b.click("codesign-run").await;
+        let want = format!(
+            "{} candidates on {} shapes: {} optimized",
+            native.candidates, native.shapes, native.evaluated
+        );
+        b.wait_js(
+            "the search on dgx-h100",
+            &format!(
+                "return !document.querySelector('[data-testid=codesign-cancel]') && \
+                 document.querySelector('[data-testid=codesign-status]').textContent.includes('{want}');"
+            ),
+        )
+        .await;
+        let table = b.text("codesign-table").await;
+        assert!(table.contains(&duration_ns(best.time_ns)), "{table}");
+        b.screenshot("app-codesign-dgx-h100").await;
+        // Loaded into the design view, the design keeps its time, on the system's tiers.
+        b.click("codesign-load").await;
+        b.wait_value("result-time-ns", |v| close(v, best.time_ns, 2e-6))
+            .await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

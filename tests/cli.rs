@@ -1279,19 +1279,22 @@ fn codesign_on_dgx_h100_keeps_tp_in_the_nvlink_domain_and_is_reproduced() {
     // GPT-3 175B on 4,096 H100s at about the SuperPOD's own network cost ($55 M at 450 and
     // 50 GB/s): the winner lays TP within the 8-GPU NVLink domain, as practice does, and never
     // buys more NVLink than the chip has.
-    let (code, out, err) = run(&args(&[
-        "codesign",
-        "--system",
-        "dgx-h100",
-        "--model",
-        "gpt3-175b",
-        "--npus",
-        "4096",
-        "--budget",
-        "6e7",
-        "--recompute",
-        "full",
-    ]));
+    let on_h100 = |npus: &str, extra: &[&str]| {
+        let mut line = vec![
+            "codesign",
+            "--system",
+            "dgx-h100",
+            "--model",
+            "gpt3-175b",
+            "--npus",
+            npus,
+            "--budget",
+            "6e7",
+        ];
+        line.extend(extra);
+        run(&args(&line))
+    };
+    let (code, out, err) = on_h100("4096", &["--recompute", "full"]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
     let best = &v["best"];
@@ -1320,32 +1323,10 @@ fn codesign_on_dgx_h100_keeps_tp_in_the_nvlink_domain_and_is_reproduced() {
         );
     }
     // A tier the system does not have, and a size it cannot lay, are refused by name.
-    let (code, _, err) = run(&args(&[
-        "codesign",
-        "--system",
-        "dgx-h100",
-        "--model",
-        "gpt3-175b",
-        "--npus",
-        "4096",
-        "--budget",
-        "6e7",
-        "--shape",
-        "SW8:nvlink9 x SW512:ib-ndr",
-    ]));
+    let (code, _, err) = on_h100("4096", &["--shape", "SW8:nvlink9 x SW512:ib-ndr"]);
     assert!(matches!(code, 1 | 2));
     assert!(err.contains("unknown cost tier \"nvlink9\""), "{err}");
-    let (code, _, err) = run(&args(&[
-        "codesign",
-        "--system",
-        "dgx-h100",
-        "--model",
-        "gpt3-175b",
-        "--npus",
-        "4100",
-        "--budget",
-        "6e7",
-    ]));
+    let (code, _, err) = on_h100("4100", &[]);
     assert!(matches!(code, 1 | 2));
     assert!(
         err.contains("--npus") && err.contains("do not fill"),

@@ -137,6 +137,7 @@ impl Form {
             nic: String::new(),
             max_npus: String::new(),
             latency: String::new(),
+            extras: Default::default(),
         });
     }
 

@@ -49,6 +49,18 @@ pub struct TierForm {
     pub max_npus: String,
     /// Latency per collective step, ns; empty = 0.
     pub latency: String,
+    /// What the tier carries besides the fields the form edits, kept as loaded.
+    pub extras: TierExtras,
+}
+
+/// A system's tier figures the form does not edit (docs/systems.md): the chip's link bound, a
+/// fabric level's oversubscription, in-network reduction. A design laid on a system or loaded
+/// from the co-design keeps them through the form.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TierExtras {
+    pub max_gbps: Option<f64>,
+    pub oversubscription: Option<f64>,
+    pub in_network_usd: Option<f64>,
 }
 
 /// One workload: its layers and communicator come from a preset, the builder or an imported file;
@@ -175,6 +187,11 @@ impl Form {
                     } else {
                         show(t.latency_ns)
                     },
+                    extras: TierExtras {
+                        max_gbps: t.max_gbps,
+                        oversubscription: t.oversubscription,
+                        in_network_usd: t.in_network_usd,
+                    },
                 })
                 .collect(),
             workloads: sc
@@ -252,9 +269,9 @@ impl Form {
             .map(|(i, t)| {
                 let n = i + 1;
                 CostTier {
-                    max_gbps: None,
-                    oversubscription: None,
-                    in_network_usd: None,
+                    max_gbps: t.extras.max_gbps,
+                    oversubscription: t.extras.oversubscription,
+                    in_network_usd: t.extras.in_network_usd,
                     name: t.name.trim().to_string(),
                     link: take(number(Field::TierLink(n), &t.link, true).map(Some)).unwrap_or(0.0),
                     switch: take(optional(Field::TierSwitch(n), &t.switch, true)),

@@ -4,6 +4,7 @@
 //! through [`read_system`].
 
 pub mod accelerators;
+pub mod lay;
 pub mod presets;
 pub mod system;
 

@@ -26,6 +26,7 @@ mod shapes_view;
 mod side_by_side_panel;
 mod sliced_runner;
 mod studio;
+mod system_picker;
 mod toolbar;
 mod tour_panel;
 mod workload_panel;

@@ -6,6 +6,7 @@ use super::keyed_rows::keyed_rows;
 use super::network_import::NetworkImport;
 use super::shape_drawing::ShapeDrawing;
 use super::studio::Studio;
+use super::system_picker::SystemPicker;
 use crate::form::row_id::{position, row_mut};
 use crate::form::{DimForm, Field, RowId, TierForm};
 use crate::model::network::Topology;
@@ -404,9 +405,10 @@ pub fn NetworkPanel(
                 "Dimension 1 is the innermost (e.g. chiplets); the last is the outermost (e.g. pods). "
                 "Bandwidths are per NPU, in GB/s; empty bounds mean none."
             </p>
+            <SystemPicker studio />
             <NetworkImport studio />
             <details class="tiers">
-                <summary>"Cost tiers ($ per GB/s, LIBRA's; physical limits from public systems, README)"</summary>
+                <summary>"Cost tiers ($ per GB/s: LIBRA's, or a system's once laid on one; physical limits, README)"</summary>
                 <div class="table-scroll" tabindex="0" role="region" aria-label="Cost tiers">
                     <table class="grid cards">
                         <thead>

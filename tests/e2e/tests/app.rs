@@ -620,3 +620,52 @@ fn libra_yaml_networks_and_scenario_json_files_are_imported() {
         b.close().await;
     });
 }
+
+#[test]
+fn a_design_is_laid_on_a_real_system_optimized_or_kept() {
+    use libra_studio::systems::lay::{on_system, SystemBandwidths};
+    use libra_studio::systems::system_preset;
+    run(LIMIT, async {
+        let b = Browser::start(1400, 1000).await;
+        b.open("").await;
+        b.wait_value("total-npus", |v| v == "4096").await;
+        b.js("document.querySelector('[data-testid=system-picker]').open = true; return true;")
+            .await;
+        // A system that cannot hold the design's 4,096 NPUs says why, before and after a try.
+        b.select("system-pick", "gb200-nvl72").await;
+        let preview = b.text("system-preview").await;
+        assert!(preview.contains("do not fill"), "{preview}");
+        b.click("system-lay").await;
+        let e = b.text("system-error").await;
+        assert!(e.contains("do not fill"), "{e}");
+        // LIBRA's GPT-3 case on a DGX H100 SuperPOD, bandwidths optimized for what its own
+        // network costs: the page shows the core's answer.
+        let h100 = system_preset("dgx-h100").unwrap();
+        let base = presets::default_scenario();
+        let optimized = on_system(&base, &h100, SystemBandwidths::Optimize).unwrap();
+        b.select("system-pick", "dgx-h100").await;
+        // Another choice clears the last refusal.
+        assert_eq!(b.count("system-error").await, 0);
+        let preview = b.text("system-preview").await;
+        assert!(preview.contains("Switch 8 × Switch 512"), "{preview}");
+        b.js(
+            "document.querySelector('[data-testid=system-picker]').scrollIntoView(); return true;",
+        )
+        .await;
+        b.screenshot("app-system-picker").await;
+        b.click("system-lay").await;
+        shows(&b, &native(&optimized)).await;
+        assert_eq!(b.count("dim-row").await, 2);
+        // Kept at the system's own bandwidths: 450 and 50 GB/s.
+        b.js("document.querySelector('[data-testid=system-picker]').open = true; return true;")
+            .await;
+        b.click("system-keep").await;
+        b.click("system-lay").await;
+        let kept = on_system(&optimized, &h100, SystemBandwidths::Keep).unwrap();
+        shows(&b, &native(&kept)).await;
+        b.wait_value("result-bw-1", |v| close(value(v), 450.0, 1e-9))
+            .await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

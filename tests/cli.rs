@@ -1278,7 +1278,7 @@ fn systems_lists_the_presets_and_lays_one_for_n_accelerators() {
 fn codesign_on_dgx_h100_keeps_tp_in_the_nvlink_domain_and_is_reproduced() {
     // GPT-3 175B on 4,096 H100s at about the SuperPOD's own network cost ($55 M at 450 and
     // 50 GB/s): the winner lays TP within the 8-GPU NVLink domain, as practice does, and never
-    // buys more NVLink than the chip has.
+    // buys more NVLink than the chip has nor more InfiniBand than its NICs reach.
     let on_h100 = |npus: &str, extra: &[&str]| {
         let mut line = vec![
             "codesign",
@@ -1306,7 +1306,8 @@ fn codesign_on_dgx_h100_keeps_tp_in_the_nvlink_domain_and_is_reproduced() {
     );
     for d in v["ranked"].as_array().unwrap() {
         assert!(
-            d["bw_gbps"][0].as_f64().unwrap() <= 450.0 * (1.0 + 1e-9),
+            d["bw_gbps"][0].as_f64().unwrap() <= 450.0 * (1.0 + 1e-9)
+                && d["bw_gbps"][1].as_f64().unwrap() <= 50.0 * (1.0 + 1e-9),
             "{d}"
         );
     }

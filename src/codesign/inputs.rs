@@ -492,7 +492,7 @@ impl CodesignInputs {
                         Ok(net) => format!(
                             "The search lays every candidate on {}'s network for {} NPUs ({}, \
                              its tiers and prices: docs/systems.md) and chooses the bandwidths \
-                             within what its chips' links reach.",
+                             within what its links reach.",
                             spec.name,
                             self.npus,
                             net.shape_label()

@@ -819,6 +819,23 @@ pub struct CodesignResult {
     pub ranked: Vec<Design>,
 }
 
+impl CodesignResult {
+    /// What the search did, in words: "436 candidates on 1 shape: 96 optimized, 326 skipped by a
+    /// lower bound, 14 that do not fit in memory, 0 that do not lay on a shape".
+    pub fn counts(&self) -> String {
+        format!(
+            "{} candidates on {} shape{}: {} optimized, {} skipped by a lower bound, {} that do not fit in memory, {} that do not lay on a shape",
+            self.candidates,
+            self.shapes,
+            if self.shapes == 1 { "" } else { "s" },
+            self.evaluated,
+            self.pruned_by.bound,
+            self.pruned_by.memory,
+            self.pruned_by.lay,
+        )
+    }
+}
+
 /// `LB(X)`: the compute time plus, per pattern, the larger of its largest latency and its time
 /// when the whole budget `X` buys its bandwidths alone.
 pub fn lower_bound(problem: &Problem, budget_usd: f64) -> f64 {

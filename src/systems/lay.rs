@@ -2,7 +2,7 @@
 //! system's dimensions, as the shape comparison does) on the system's network for the design's
 //! NPUs, priced with the system's tiers, with the latency term on. Either the optimizer chooses
 //! the bandwidths, for the design's budget (or, without one, for what the system's own network
-//! costs), within what the chips' links reach and at each fabric level's ratio; or the system's
+//! costs), within what the links reach and at each fabric level's ratio; or the system's
 //! own bandwidths are kept (every dimension fixed at its tier's rate).
 
 use super::system::{SystemSpec, SystemSpecError};
@@ -14,7 +14,7 @@ use crate::model::taper::taper_constraints;
 /// What the design's bandwidths become on the system.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SystemBandwidths {
-    /// Chosen by the optimizer (within the chips' links and the fabric's ratios).
+    /// Chosen by the optimizer (within what the links reach and the fabric's ratios).
     #[default]
     Optimize,
     /// The system's own, fixed.
@@ -125,7 +125,14 @@ mod tests {
         let opt = on_system(&base, &h100, SystemBandwidths::Optimize).unwrap();
         assert_eq!(opt.constraints.budget_usd, Some(4096.0 * 13_477.5));
         let o = study(&opt).unwrap();
-        assert!(o.evaluation.time_ns <= k.evaluation.time_ns * (1.0 + 1e-9));
+        // (At the corner of the budget and both links' bounds the optimum is the kept design,
+        // to the solver's certified gap.)
+        assert!(
+            o.evaluation.time_ns <= k.evaluation.time_ns * (1.0 + o.optimum.gap.max(1e-9)),
+            "{} {}",
+            o.evaluation.time_ns,
+            k.evaluation.time_ns
+        );
         assert!(o.optimum.bw_gbps[0] <= 450.0 * (1.0 + 1e-9));
         // Every workload keeps its parallelism's degrees.
         for (a, b) in base.workloads.iter().zip(&opt.workloads) {

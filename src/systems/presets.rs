@@ -46,8 +46,6 @@ const LIBRA_RING: &str =
 
 /// A tier with the calibration's step-model figures for its kind.
 struct Kind {
-    /// The chip's own links (NVLink, ICI, NeuronLink): bounded by what the silicon has.
-    chip_links: bool,
     efficiency: f64,
     latency_us: f64,
     step_latency_ns: f64,
@@ -55,21 +53,18 @@ struct Kind {
 
 /// NVLink / NVSwitch: NCCL's NVLink ring step; the calibration's NVLink all-reduce.
 const NVLINK: Kind = Kind {
-    chip_links: true,
     efficiency: CALIBRATED_A100[4],
     latency_us: CALIBRATED_A100[5],
     step_latency_ns: 470.0,
 };
 /// A NIC-based fabric: NCCL's network ring step; the calibration's fabric figures.
 const FABRIC: Kind = Kind {
-    chip_links: false,
     efficiency: CALIBRATED_A100[6],
     latency_us: CALIBRATED_A100[7],
     step_latency_ns: 2_700.0,
 };
 /// A torus's links (about 1 us a hop), with the calibration's scale-up figures.
 const TORUS: Kind = Kind {
-    chip_links: true,
     efficiency: CALIBRATED_A100[4],
     latency_us: CALIBRATED_A100[5],
     step_latency_ns: 1_000.0,
@@ -96,7 +91,9 @@ fn tier(
         step_latency_ns: kind.step_latency_ns,
         max_npus,
         in_network_usd: None,
-        max_gbps_per_npu: kind.chip_links.then_some(gbps_per_npu),
+        // What the chip's links or the NICs the system builds (one per accelerator) reach: a
+        // faster fabric is another system (a system file may raise it).
+        max_gbps_per_npu: Some(gbps_per_npu),
         link_usd: usd.0,
         switch_usd: usd.1,
         nic_usd: usd.2,

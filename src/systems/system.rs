@@ -34,7 +34,8 @@ pub struct NetworkTier {
     /// The most accelerators one dimension of this tier joins.
     pub max_npus: u32,
     /// The most bandwidth per accelerator its links reach, GB/s: a chip's NVLink, ICI or
-    /// NeuronLink is what the silicon has; None for a fabric, which grows with its NICs.
+    /// NeuronLink is what the silicon has, a fabric what the NICs the system builds reach (the
+    /// presets: their own rate); None: no bound.
     pub max_gbps_per_npu: Option<f64>,
     /// $ per GB/s of per-accelerator bandwidth: links (cables and optics), switch ports, NICs.
     pub link_usd: f64,

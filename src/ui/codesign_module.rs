@@ -332,14 +332,13 @@ pub fn CodesignPanel() -> impl IntoView {
             (Some((done, all)), _, _) => format!("preparing: parallelism {done} of {all}…"),
             (None, Some((done, all)), _) => format!("candidate {done} of {all}…"),
             (None, None, Some(r)) => format!(
-                "{} candidates on {} shapes: {} optimized, {} skipped by a lower bound, {} that do not fit in memory, {} that do not lay on a shape{}.",
-                r.candidates,
-                r.shapes,
-                r.evaluated,
-                r.pruned_by.bound,
-                r.pruned_by.memory,
-                r.pruned_by.lay,
-                search.elapsed_ms.get().map(|v| format!(", in {v:.0} ms")).unwrap_or_default(),
+                "{}{}.",
+                r.counts(),
+                search
+                    .elapsed_ms
+                    .get()
+                    .map(|v| format!(", in {v:.0} ms"))
+                    .unwrap_or_default(),
             ),
             (None, None, None) => String::new(),
         };
@@ -408,7 +407,8 @@ pub fn CodesignPanel() -> impl IntoView {
                  split that fits the HBM (16 bytes per parameter with the optimizer state sharded \
                  over DP, or everything with ZeRO-3; activations with selective or full \
                  recomputation) is laid on every shape within \
-                 the cost tiers' limits (TP innermost, then PP and DP in either order), each with \
+                 the cost tiers' limits, or on a picked system's own network (TP innermost, then \
+                 PP and DP in either order), each with \
                  certified optimal bandwidths at every budget, timed with the tiers' latencies, \
                  pipeline sends and the 1F1B bubble. Lower bounds skip the candidates that cannot win."
             </p>

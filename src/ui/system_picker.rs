@@ -59,7 +59,7 @@ pub fn SystemPicker(
         <details class="source" data-testid="system-picker">
             <summary>"Lay the design on a real system"</summary>
             <p class="hint">
-                "The design's workloads on a system's network, tiers and prices (NVLink within what the chip has, each fabric level at its ratio); "
+                "The design's workloads on a system's network, tiers and prices (each tier within what its links reach, each fabric level at its ratio); "
                 "the optimizer chooses the bandwidths for the design's budget (or the system's own cost), or the system's own are kept. "
                 "Pin the design first to compare it side by side."
             </p>
@@ -74,7 +74,7 @@ pub fn SystemPicker(
                         .map(|s| {
                             let name = s.name.clone();
                             let selected = name == chosen.get_untracked();
-                            view! { <option value=name.clone() selected=selected>{format!("{} — {}", name, s.title)}</option> }
+                            view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
                         })
                         .collect_view()}
                 </select>

@@ -331,11 +331,11 @@ fn a_ten_thousand_layer_codesign_starts_in_slices() {
         let (sc, _) = decode_with(hash).unwrap();
         // An attention and an MLP layer per transformer layer.
         assert_eq!(sc.workloads[0].workload.layers.len(), 20_000);
-        // Still not within 50 ms: two tasks of about 110 ms each remain (the design view's study
+        // Still not within 50 ms: two or three tasks of 55-130 ms remain (the design view's study
         // of 20,000 layers, run on the page as every design is; natively 15 ms). Bounded here so
         // that the 452 + 187 ms cannot come back; slicing the design view's study is future work.
         assert!(
-            long.len() <= 2 && long.iter().all(|t| *t < 250.0),
+            long.iter().all(|t| *t < 250.0) && long.iter().sum::<f64>() < 400.0,
             "tasks over 50 ms: {long:?}"
         );
         b.assert_no_errors().await;

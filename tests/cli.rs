@@ -1465,3 +1465,59 @@ fn in_network_reduction_and_a_users_own_system_file() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn predict_takes_llama_3_with_grouped_query_attention_swiglu_and_an_uneven_pipeline() {
+    // Llama 3 405B as Meta trained it on 8,192 H100s (arXiv 2407.21783, Table 4: TP 8, PP 16,
+    // DP 64, 8K context, 16M tokens per batch; about 430 TFLOP/s per GPU measured): 126 layers
+    // on 16 stages, 8 key-value heads, SwiGLU. The step model is not fitted to that number.
+    let line = |extra: &[&str]| {
+        let mut l = vec![
+            "predict",
+            "--system",
+            "dgx-h100",
+            "--model",
+            "llama3-405b",
+            "--npus",
+            "8192",
+            "--tp",
+            "8",
+            "--pp",
+            "16",
+            "--dp",
+            "64",
+            "--micro-batch",
+            "1",
+            "--recompute",
+            "none",
+        ];
+        l.extend(extra);
+        args(&l)
+    };
+    let (code, out, err) = run(&line(&[]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["run"]["kv_heads"], 8);
+    assert_eq!(v["run"]["mlp"], "swiglu");
+    assert_eq!(v["run"]["ffn"], 53248);
+    let flat = v["tflops_per_npu"].as_f64().unwrap();
+    // Interleaving 4 chunks per stage shrinks the 1F1B bubble (uneven chunks are laid).
+    let (code, out, err) = run(&line(&["--virtual-stages", "4"]));
+    assert_eq!(code, 0, "{err}");
+    let interleaved = serde_json::from_str::<Value>(&out).unwrap()["tflops_per_npu"]
+        .as_f64()
+        .unwrap();
+    assert!(interleaved > flat && flat > 0.0, "{flat} {interleaved}");
+    eprintln!("Llama 3 405B on 8,192 H100s: {flat:.0} TFLOP/s per GPU, {interleaved:.0} with 4 chunks per stage (measured: about 430)");
+    for (extra, says) in [
+        (
+            vec!["--kv-heads", "12"],
+            "the 128 attention heads are not divisible by the 12 key-value heads",
+        ),
+        (vec!["--mlp", "relu"], "\"relu\" is not gelu or swiglu"),
+    ] {
+        let (code, _, err) = run(&line(&extra));
+        assert!(matches!(code, 1 | 2), "{extra:?}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+    }
+}

@@ -105,7 +105,8 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
         name: "codesign",
         summary: "which parallelism, network shape and bandwidths train a transformer fastest",
         page: "\
-Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|custom --npus N
+Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|llama3-8b|
+                             llama3-70b|llama3-405b|custom --npus N
                              (--budget USD | --budgets LO:HI:N) [options]
 
   --hbm-gb G                 memory per NPU (default 80, or the --system accelerator's)
@@ -210,8 +211,9 @@ policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
         name: "predict",
         summary: "one training iteration of a transformer on a real system, as JSON",
         page: "\
-Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|...
+Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|llama3-405b|...
                             [--layers L --hidden H --ffn F --heads A --seq-len S --global-batch G]
+                            [--kv-heads K] [--mlp gelu|swiglu]
                             --micro-batch B --npus N --tp T --pp P --dp D
                             [--recompute none|selective|full] [--vocab V]
                             [--virtual-stages V] [--overlap-dp]

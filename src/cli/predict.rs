@@ -7,7 +7,7 @@ use crate::codesign::preset::ModelPreset;
 use crate::format::number;
 use crate::predict::calibrate::{calibrate as fit, held, weighted, CalibrationError, PARAMETERS};
 use crate::predict::measured::{read_runs, MeasuredRun};
-use crate::predict::run::{Recompute, TrainingRun, GPT2_VOCAB};
+use crate::predict::run::{Mlp, Recompute, TrainingRun, GPT2_VOCAB};
 use crate::predict::step::{predict as step, Prediction};
 use crate::predict::system::{Calibration, System};
 use crate::predict::validation::{validate as compare, Validation};
@@ -33,8 +33,10 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 16] = [
+const PREDICT_OPTIONS: [&str; 18] = [
     "system",
+    "kv-heads",
+    "mlp",
     "virtual-stages",
     "ffn",
     "model",
@@ -77,11 +79,26 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
             message: format!("\"{r}\" is not none, selective or full"),
         })?,
     };
+    // A SwiGLU preset (Llama) carries its published three-matrix FFN and its key-value heads.
+    let mlp = match args.one("mlp")? {
+        Some(m) => Mlp::parse(m).ok_or_else(|| ArgError::Bad {
+            option: "mlp".into(),
+            message: format!("\"{m}\" is not gelu or swiglu"),
+        })?,
+        None if preset.and_then(ModelPreset::swiglu_ffn).is_some() => Mlp::Swiglu,
+        None => Mlp::Gelu,
+    };
+    let preset_ffn = match mlp {
+        Mlp::Swiglu => preset.and_then(ModelPreset::swiglu_ffn),
+        Mlp::Gelu => t.as_ref().map(|t| t.ffn),
+    };
     let run = TrainingRun {
         layers: needed(&args, "layers", t.as_ref().map(|t| t.layers))?,
         hidden: needed(&args, "hidden", t.as_ref().map(|t| t.hidden))?,
-        ffn: whole(&args, "ffn")?.or(t.as_ref().map(|t| t.ffn)),
+        ffn: whole(&args, "ffn")?.or(preset_ffn),
         heads: needed(&args, "heads", t.as_ref().map(|t| t.heads))?,
+        kv_heads: whole(&args, "kv-heads")?.or(preset.and_then(ModelPreset::kv_heads)),
+        mlp,
         seq_len: needed(&args, "seq-len", t.as_ref().map(|t| t.seq_len))?,
         vocab: whole(&args, "vocab")?
             .or(preset.map(|p| p.vocab() as u32))

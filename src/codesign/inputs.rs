@@ -737,7 +737,7 @@ mod tests {
         inputs.typed.clear();
         assert_eq!(
             inputs.setup(&base).unwrap_err().to_string(),
-            "unknown model \"gpt9\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)"
+            "unknown model \"gpt9\" (expected gpt3-175b, llama2-70b, bloom-176b, mt-nlg-530b, llama3-8b, llama3-70b or llama3-405b)"
         );
     }
 

@@ -6,6 +6,17 @@
 //! | llama2-70b | 80 | 8,192 | 43,008 | 64 | 4,096 | 1,024 | 32,000 (Touvron et al. 2023; 4M tokens per batch) |
 //! | bloom-176b | 70 | 14,336 | 4h | 112 | 2,048 | 2,048 | 250,880 (BigScience 2022) |
 //! | mt-nlg-530b | 105 | 20,480 | 4h | 128 | 2,048 | 1,920 | 50,257 (Smith et al. 2022) |
+//! | llama3-8b | 32 | 4,096 | 21,504 | 32 | 8,192 | 2,048 | 128,256 |
+//! | llama3-70b | 80 | 8,192 | 43,008 | 64 | 8,192 | 2,048 | 128,256 |
+//! | llama3-405b | 126 | 16,384 | 79,872 | 128 | 8,192 | 2,048 | 128,256 |
+//!
+//! Llama 3 (Dubey et al. 2024, arXiv 2407.21783, Table 3: layers, model dimension, FFN
+//! dimension 14,336 / 28,672 / 53,248, 32 / 64 / 128 heads, 8 key-value heads each, SwiGLU, a
+//! 128K vocabulary (128,256 in the released tokenizer), 8K context; the 405B model's 16M tokens
+//! per batch, section 3.4.1, taken for all three: 2,048 sequences of 8,192).
+//! The step model (`predict`) takes the published SwiGLU FFN and the key-value heads
+//! ([`ModelPreset::swiglu_ffn`], [`ModelPreset::kv_heads`]); the builder below carries the
+//! FFN's FLOPs as a two-matrix MLP of 1.5 times it and counts attention as multi-head.
 //!
 //! LLaMA2's SwiGLU MLP has three `h x 28,672` matrices; the builder's two-matrix MLP carries the
 //! same FLOPs and weights with an FFN of `1.5 x 28,672 = 43,008`. Its grouped-query attention (8
@@ -23,14 +34,20 @@ pub enum ModelPreset {
     Llama2,
     Bloom,
     MtNlg,
+    Llama3_8b,
+    Llama3_70b,
+    Llama3_405b,
 }
 
 impl ModelPreset {
-    pub const ALL: [ModelPreset; 4] = [
+    pub const ALL: [ModelPreset; 7] = [
         ModelPreset::Gpt3,
         ModelPreset::Llama2,
         ModelPreset::Bloom,
         ModelPreset::MtNlg,
+        ModelPreset::Llama3_8b,
+        ModelPreset::Llama3_70b,
+        ModelPreset::Llama3_405b,
     ];
 
     /// The command line's and the permalink's name.
@@ -40,6 +57,9 @@ impl ModelPreset {
             ModelPreset::Llama2 => "llama2-70b",
             ModelPreset::Bloom => "bloom-176b",
             ModelPreset::MtNlg => "mt-nlg-530b",
+            ModelPreset::Llama3_8b => "llama3-8b",
+            ModelPreset::Llama3_70b => "llama3-70b",
+            ModelPreset::Llama3_405b => "llama3-405b",
         }
     }
 
@@ -64,6 +84,9 @@ impl ModelPreset {
             ModelPreset::Llama2 => ("LLaMA2-70B", 80, 8192, 43_008, 64, 4096, 1024),
             ModelPreset::Bloom => ("BLOOM-176B", 70, 14_336, 4 * 14_336, 112, 2048, 2048),
             ModelPreset::MtNlg => ("MT-NLG 530B", 105, 20_480, 4 * 20_480, 128, 2048, 1920),
+            ModelPreset::Llama3_8b => ("Llama 3 8B", 32, 4096, 21_504, 32, 8192, 2048),
+            ModelPreset::Llama3_70b => ("Llama 3 70B", 80, 8192, 43_008, 64, 8192, 2048),
+            ModelPreset::Llama3_405b => ("Llama 3 405B", 126, 16_384, 79_872, 128, 8192, 2048),
         };
         Transformer {
             name: name.into(),
@@ -83,6 +106,28 @@ impl ModelPreset {
             ModelPreset::Gpt3 | ModelPreset::MtNlg => 50_257,
             ModelPreset::Llama2 => 32_000,
             ModelPreset::Bloom => 250_880,
+            ModelPreset::Llama3_8b | ModelPreset::Llama3_70b | ModelPreset::Llama3_405b => 128_256,
+        }
+    }
+
+    /// The published SwiGLU inner size (three matrices), for the step model; None: a GeLU MLP.
+    pub fn swiglu_ffn(self) -> Option<u32> {
+        match self {
+            ModelPreset::Llama2 | ModelPreset::Llama3_70b => Some(28_672),
+            ModelPreset::Llama3_8b => Some(14_336),
+            ModelPreset::Llama3_405b => Some(53_248),
+            _ => None,
+        }
+    }
+
+    /// Key-value heads of grouped-query attention, for the step model; None: multi-head.
+    pub fn kv_heads(self) -> Option<u32> {
+        match self {
+            ModelPreset::Llama2
+            | ModelPreset::Llama3_8b
+            | ModelPreset::Llama3_70b
+            | ModelPreset::Llama3_405b => Some(8),
+            _ => None,
         }
     }
 }

@@ -106,7 +106,7 @@ pub enum CodesignError {
     NoBudgets,
     #[error("the number of budgets must be from 1 to 64, got {0}")]
     BudgetCount(u32),
-    #[error("unknown model \"{0}\" (expected gpt3-175b, llama2-70b, bloom-176b or mt-nlg-530b)")]
+    #[error("unknown model \"{0}\" (expected gpt3-175b, llama2-70b, bloom-176b, mt-nlg-530b, llama3-8b, llama3-70b or llama3-405b)")]
     UnknownModel(String),
     #[error("the system: {0}")]
     System(String),

@@ -121,6 +121,8 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             hidden: whole(3)?,
             ffn: None,
             heads: whole(4)?,
+            kv_heads: None,
+            mlp: Default::default(),
             seq_len: whole(6)?,
             vocab: GPT2_VOCAB,
             global_batch: whole(1)?,

@@ -28,6 +28,27 @@ impl Recompute {
     }
 }
 
+/// The MLP of each layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mlp {
+    /// Two matrices `h x f` and `f x h` with biases and GeLU (GPT; LayerNorm).
+    #[default]
+    Gelu,
+    /// Three matrices: gate and up `h x f`, down `f x h`, no biases (Llama; RMSNorm).
+    Swiglu,
+}
+
+impl Mlp {
+    pub fn parse(text: &str) -> Option<Mlp> {
+        match text.trim() {
+            "gelu" => Some(Mlp::Gelu),
+            "swiglu" => Some(Mlp::Swiglu),
+            _ => None,
+        }
+    }
+}
+
 /// A transformer and how it is trained.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -38,6 +59,11 @@ pub struct TrainingRun {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ffn: Option<u32>,
     pub heads: u32,
+    /// Key-value heads (grouped-query attention; None: as many as the heads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_heads: Option<u32>,
+    #[serde(default)]
+    pub mlp: Mlp,
     pub seq_len: u32,
     /// Vocabulary; padded, as Megatron does, to a multiple of 128 x TP.
     pub vocab: u32,
@@ -88,9 +114,13 @@ pub enum RunError {
     Heads { heads: u32, tp: u32 },
     #[error("the hidden size {hidden} is not divisible by the {heads} heads")]
     HiddenHeads { hidden: u32, heads: u32 },
-    #[error("the {layers} layers are not divisible by PP {pp}")]
+    #[error("the {layers} layers are fewer than the PP {pp} stages")]
     Layers { layers: u32, pp: u32 },
-    #[error("interleaving {v} chunks per stage needs PP > 1, the {layers} layers divisible by PP x {v} and the {m} micro-batches by PP {pp}")]
+    #[error("the {heads} attention heads are not divisible by the {kv} key-value heads")]
+    KvHeads { heads: u32, kv: u32 },
+    #[error("the {kv} key-value heads are not divisible by TP {tp}")]
+    KvTp { kv: u32, tp: u32 },
+    #[error("interleaving {v} chunks per stage needs PP > 1, at least a layer per chunk (the {layers} layers at least PP x {v}) and the {m} micro-batches divisible by PP {pp}")]
     Interleave {
         v: u32,
         layers: u32,
@@ -114,11 +144,47 @@ impl TrainingRun {
         self.ffn.map_or(4.0 * f64::from(self.hidden), f64::from)
     }
 
-    /// Parameters of one layer: attention `4 h^2 + 4 h`, MLP `2 h f + f + h`, two layer norms
-    /// `4 h` (`12 h^2 + 13 h` for GPT's `f = 4 h`).
+    /// Key-value heads.
+    pub fn kv(&self) -> u32 {
+        self.kv_heads.unwrap_or(self.heads)
+    }
+
+    /// The width of the keys (and of the values): `kv x h / a` (`h` without grouping).
+    pub fn kv_width(&self) -> f64 {
+        f64::from(self.kv()) * f64::from(self.hidden) / f64::from(self.heads)
+    }
+
+    /// The weights of one layer's matrices: attention `2 h^2 + 2 h k` (queries and the output
+    /// projection `h x h`, keys and values `h x k`, `k` the key width), MLP `2 h f` (GeLU) or
+    /// `3 h f` (SwiGLU).
+    pub fn layer_matrix_params(&self) -> f64 {
+        let (h, f) = (f64::from(self.hidden), self.ffn());
+        let mlp = match self.mlp {
+            Mlp::Gelu => 2.0 * h * f,
+            Mlp::Swiglu => 3.0 * h * f,
+        };
+        2.0 * h * h + 2.0 * h * self.kv_width() + mlp
+    }
+
+    /// Parameters of one layer: the matrices, and for GPT's GeLU layers their biases and two
+    /// LayerNorms (`4 h + f + h + 4 h`: `12 h^2 + 13 h` for `f = 4 h` without grouping), for
+    /// SwiGLU layers two RMSNorms (`2 h`, no biases).
     pub fn layer_params(&self) -> f64 {
         let (h, f) = (f64::from(self.hidden), self.ffn());
-        4.0 * h * h + 2.0 * h * f + 9.0 * h + f
+        self.layer_matrix_params()
+            + match self.mlp {
+                Mlp::Gelu => 9.0 * h + f,
+                Mlp::Swiglu => 2.0 * h,
+            }
+    }
+
+    /// Layers of the busiest pipeline stage, `ceil(L / p)`, and of the last (which also holds
+    /// the output layer): one fewer when `L` does not fill `p` stages evenly (Llama 3 405B: 126
+    /// layers on 16 stages, the first and the last with 7).
+    pub fn stage_layers(&self) -> (u32, u32) {
+        let q = self.layers.div_ceil(self.pp.max(1));
+        let short = q * self.pp.max(1) > self.layers;
+        (q, if short { q - 1 } else { q })
     }
 
     /// Micro-batches per iteration and pipeline.
@@ -188,11 +254,24 @@ impl TrainingRun {
                 heads: self.heads,
             });
         }
-        if !self.layers.is_multiple_of(self.pp) {
+        if self.layers < self.pp || (self.stage_layers().1 == 0) {
             return Err(RunError::Layers {
                 layers: self.layers,
                 pp: self.pp,
             });
+        }
+        let kv = self.kv();
+        if kv == 0 {
+            return Err(RunError::Zero { field: "kv_heads" });
+        }
+        if !self.heads.is_multiple_of(kv) {
+            return Err(RunError::KvHeads {
+                heads: self.heads,
+                kv,
+            });
+        }
+        if !kv.is_multiple_of(self.tp) {
+            return Err(RunError::KvTp { kv, tp: self.tp });
         }
         let per = u64::from(self.micro_batch) * u64::from(self.dp);
         if !u64::from(self.global_batch).is_multiple_of(per) {
@@ -205,7 +284,7 @@ impl TrainingRun {
         let v = self.virtual_stages;
         if v > 1
             && (self.pp == 1
-                || !u64::from(self.layers).is_multiple_of(u64::from(self.pp) * u64::from(v))
+                || u64::from(self.layers) < u64::from(self.pp) * u64::from(v)
                 || !self.micro_batches().is_multiple_of(self.pp))
         {
             return Err(RunError::Interleave {
@@ -216,5 +295,82 @@ impl TrainingRun {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codesign::preset::ModelPreset;
+
+    fn llama(p: ModelPreset, tp: u32, pp: u32, dp: u32) -> TrainingRun {
+        let t = p.transformer();
+        TrainingRun {
+            layers: t.layers,
+            hidden: t.hidden,
+            ffn: p.swiglu_ffn(),
+            heads: t.heads,
+            kv_heads: p.kv_heads(),
+            mlp: Mlp::Swiglu,
+            seq_len: t.seq_len,
+            vocab: p.vocab() as u32,
+            global_batch: t.global_batch,
+            micro_batch: 1,
+            tp,
+            pp,
+            dp,
+            recompute: Recompute::None,
+            virtual_stages: 1,
+            overlap_dp: false,
+        }
+    }
+
+    #[test]
+    fn llama_3_has_its_published_parameter_counts_with_grouped_query_attention_and_swiglu() {
+        // Dubey et al. 2024: 8B, 70B, 405B (untied input and output embeddings, 128,256 tokens).
+        for (p, billions) in [
+            (ModelPreset::Llama3_8b, 8.03),
+            (ModelPreset::Llama3_70b, 70.6),
+            (ModelPreset::Llama3_405b, 405.9),
+            (ModelPreset::Llama2, 69.0),
+        ] {
+            let r = llama(p, 8, 1, 1);
+            let params =
+                f64::from(r.layers) * r.layer_params() + 2.0 * f64::from(r.vocab * r.hidden);
+            let got = params / 1e9;
+            assert!((got / billions - 1.0).abs() < 0.01, "{}: {got}", p.key());
+        }
+        // Without grouping or SwiGLU the layer is GPT's 12 h^2 + 13 h.
+        let mut gpt = llama(ModelPreset::Llama3_8b, 8, 1, 1);
+        (gpt.kv_heads, gpt.mlp, gpt.ffn) = (None, Mlp::Gelu, None);
+        let h = f64::from(gpt.hidden);
+        assert_eq!(gpt.layer_params(), 12.0 * h * h + 13.0 * h);
+    }
+
+    #[test]
+    fn uneven_pipelines_and_grouped_heads_are_laid_or_refused_by_rule() {
+        let system = System::dgx_h100();
+        // 126 layers on 16 stages: the busiest with 8, the last (with the output layer) 7.
+        let r = llama(ModelPreset::Llama3_405b, 8, 16, 64);
+        assert_eq!(r.stage_layers(), (8, 7));
+        r.check(&system, 8192).unwrap();
+        let even = llama(ModelPreset::Llama3_70b, 8, 16, 1);
+        assert_eq!(even.stage_layers(), (5, 5));
+        let too_deep = llama(ModelPreset::Llama3_8b, 1, 64, 1);
+        assert_eq!(
+            too_deep.check(&system, 64).unwrap_err().to_string(),
+            "the 32 layers are fewer than the PP 64 stages"
+        );
+        let mut r = llama(ModelPreset::Llama3_8b, 8, 1, 8);
+        r.kv_heads = Some(12);
+        assert_eq!(
+            r.check(&system, 64).unwrap_err().to_string(),
+            "the 32 attention heads are not divisible by the 12 key-value heads"
+        );
+        let r = llama(ModelPreset::Llama3_8b, 16, 1, 4);
+        assert_eq!(
+            r.check(&system, 64).unwrap_err().to_string(),
+            "the 8 key-value heads are not divisible by TP 16"
+        );
     }
 }

@@ -30,7 +30,7 @@
 //!   at least the last layer's share.
 //! - Interleaved 1F1B with `v` chunks per stage: `v` times the sends, `(p - 1) / v` bubble slots.
 
-use super::run::{Recompute, TrainingRun};
+use super::run::{Mlp, Recompute, TrainingRun};
 use super::system::{System, Tier};
 use serde::Serialize;
 
@@ -88,6 +88,9 @@ fn hierarchical(system: &System, n1: f64, n2: f64, bytes: f64) -> f64 {
 /// Model FLOPs of one iteration without recomputation: three times the forward pass's
 /// `2 G s (L (4 h^2 + 2 h f) + 2 L s h + V h)` (for `f = 4 h`, Narayanan et al. 2021's eq. 3
 /// without its recomputation pass: `72 G s L h^2 (1 + s / (6 h) + V / (12 L h))`).
+///
+/// With grouped-query attention and SwiGLU the layer's weights are `2 h^2 + 2 h k + 3 h f`
+/// ([`TrainingRun::layer_matrix_params`]; `k` the key width): `6 G s (L (P + 2 s h) + V h)`.
 pub fn model_flops(run: &TrainingRun) -> f64 {
     let (g, s, l, h) = (
         f64::from(run.global_batch),
@@ -95,8 +98,8 @@ pub fn model_flops(run: &TrainingRun) -> f64 {
         f64::from(run.layers),
         f64::from(run.hidden),
     );
-    let (v, f) = (f64::from(run.vocab), run.ffn());
-    6.0 * g * s * (l * (4.0 * h * h + 2.0 * h * f) + 2.0 * l * s * h + v * h)
+    let v = f64::from(run.vocab);
+    6.0 * g * s * (l * run.layer_matrix_params() + 2.0 * l * s * h + v * h)
 }
 
 /// The GPU time of one block of one layer and micro-batch, by phase (s).
@@ -172,13 +175,21 @@ pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
     let t = f64::from(run.tp);
     let bs = b * s;
     let heads = b * a / t;
-    let attention_products = gemm(bs, 3.0 * h / t, h, 1.0) + gemm(bs, h, h / t, 1.0);
+    // Queries `h` and keys and values `k` each (grouped-query attention: `k < h`).
+    let attention_products =
+        gemm(bs, (h + 2.0 * run.kv_width()) / t, h, 1.0) + gemm(bs, h, h / t, 1.0);
     let f = run.ffn();
-    let mlp_products = gemm(bs, f / t, h, 1.0) + gemm(bs, h, f / t, 1.0);
+    // SwiGLU: gate and up in one product of `2 f`, then down; its elementwise SiLU x up reads
+    // two `f` wide tensors and writes one (GeLU: bias and GeLU over one).
+    let (up, elementwise) = match run.mlp {
+        Mlp::Gelu => (f, 2.0),
+        Mlp::Swiglu => (2.0 * f, 3.0),
+    };
+    let mlp_products = gemm(bs, up / t, h, 1.0) + gemm(bs, h, f / t, 1.0);
     let core =
         gemm(s, s, h / a, heads) + gemm(s, h / a, s, heads) + 2.0 * 4.5 * heads * s * s / hbm;
     let attention_memory = 2.0 * (5.5 * bs * h + 2.0 * bs * h / t) / hbm;
-    let mlp_memory = 2.0 * (5.5 * bs * h + 2.0 * bs * f / t) / hbm;
+    let mlp_memory = 2.0 * (5.5 * bs * h + elementwise * bs * f / t) / hbm;
     let block = |products: f64, rest: f64, recomputed: f64| BlockTimes {
         forward: products + rest,
         input_grad: products + 2.0 * rest + recomputed,
@@ -232,10 +243,16 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     let host = system.compute.host_us_per_layer * 1e-6;
     let host_wait = (host - (gpu_layer + tp_layer)).max(0.0);
 
-    // The slowest stage (the last: its layers and the logits).
+    // The slowest stage: the busiest (ceil(L / p) layers) or the last (its layers and the
+    // logits), whichever takes longer.
     let logits = 3.0 * gemm(bs, v / t, h, 1.0) + 20.0 * bs * v / t / hbm;
-    let stage_layers = l / p;
-    let slot = stage_layers * (gpu_layer + tp_layer + host_wait) + logits;
+    let layer_time = gpu_layer + tp_layer + host_wait;
+    let (busiest, last) = run.stage_layers();
+    let (busiest, last) = (f64::from(busiest), f64::from(last));
+    let (stage_layers, stage_logits) = match busiest * layer_time >= last * layer_time + logits {
+        true => (busiest, 0.0),
+        false => (last, logits),
+    };
     let pp_tier = match t * d >= domain {
         true => &system.scale_out,
         false => &system.scale_up,
@@ -249,11 +266,11 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     };
     // Filling and draining pass through every stage once: the other stages carry no logits, so
     // a bubble slot is an average stage's (the layers and a 1/p share of the logits).
-    let average_slot = slot - logits + logits / p;
+    let average_slot = l / p * layer_time + logits / p;
     let bubble = (p - 1.0) / chunks * (average_slot + p2p);
 
     // After the flush: DP gradients and the optimizer.
-    let params = run.layer_params() * stage_layers / t + v * h / t;
+    let params = run.layer_params() * busiest / t + v * h / t;
     let in_node = match t < domain {
         true => d.min(domain / t),
         false => 1.0,
@@ -262,12 +279,12 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     if run.overlap_dp {
         // Buckets reduced while the last micro-batch's backward pass runs: only what outlasts
         // it shows, and at least the last layer's bucket (its gradients come last).
-        let window = stage_layers
+        let window = busiest
             * (work.attention.input_grad
                 + work.attention.weight_grad
                 + work.mlp.input_grad
                 + work.mlp.weight_grad);
-        dp_comm = (dp_comm - window).max(dp_comm / stage_layers);
+        dp_comm = (dp_comm - window).max(dp_comm / busiest);
     }
     if run.pp > 1 {
         // The tied embedding's gradients between the first and the last stage.
@@ -277,7 +294,7 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
 
     let breakdown = Breakdown {
         layers_ns: 1e9 * m * stage_layers * gpu_layer,
-        logits_ns: 1e9 * m * logits,
+        logits_ns: 1e9 * m * stage_logits,
         host_wait_ns: 1e9 * m * stage_layers * host_wait,
         tp_comm_ns: 1e9 * m * stage_layers * tp_layer,
         pipeline_p2p_ns: 1e9 * m * p2p,
@@ -299,9 +316,9 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     let per_layer = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
     let kept = s * b * h * (10.0 + 24.0 / t);
     let activations = match run.recompute {
-        Recompute::Full => stage_layers * in_flight * 2.0 * bs * h + per_layer,
-        Recompute::Selective => stage_layers * in_flight * kept,
-        Recompute::None => stage_layers * in_flight * per_layer,
+        Recompute::Full => busiest * in_flight * 2.0 * bs * h + per_layer,
+        Recompute::Selective => busiest * in_flight * kept,
+        Recompute::None => busiest * in_flight * per_layer,
     };
     let memory = 16.0 * params + activations + 8.0 * bs * v / t;
     Prediction {
@@ -326,6 +343,8 @@ mod tests {
             hidden: 6144,
             ffn: None,
             heads: 48,
+            kv_heads: None,
+            mlp: Default::default(),
             seq_len: 2048,
             vocab: 50_257,
             global_batch: 1024,
@@ -412,9 +431,12 @@ mod tests {
         let m = f64::from(r.micro_batches());
         assert!((b.pipeline_bubble_ns - 1.5 * slot(b, m)).abs() < 1e-6 * b.pipeline_bubble_ns);
         assert!(b.pipeline_bubble_ns < a.pipeline_bubble_ns);
-        // Chunks must divide the layers per stage, and the micro-batches the stages.
-        r.virtual_stages = 3;
+        // Every chunk needs a layer (40 layers on 4 stages of 11 chunks have not), and the
+        // micro-batches must divide the stages; uneven chunks are laid (3 x 4 stages).
+        r.virtual_stages = 11;
         assert!(r.check(&system, 256).is_err());
+        r.virtual_stages = 3;
+        assert!(r.check(&system, 256).is_ok());
         r.virtual_stages = 2;
         r.pp = 1;
         r.dp = 32;
@@ -478,6 +500,12 @@ mod tests {
                 hidden,
                 ffn: if next() % 2 == 0 { None } else { Some(next()) },
                 heads,
+                kv_heads: if next() % 2 == 0 { None } else { Some(tp) },
+                mlp: if next() % 2 == 0 {
+                    Mlp::Gelu
+                } else {
+                    Mlp::Swiglu
+                },
                 seq_len: next(),
                 vocab: next(),
                 global_batch: global,

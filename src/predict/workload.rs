@@ -26,6 +26,8 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         hidden: t.hidden,
         ffn: Some(t.ffn),
         heads: t.heads,
+        kv_heads: None,
+        mlp: Default::default(),
         seq_len: t.seq_len,
         vocab,
         global_batch: t.global_batch,

@@ -1,7 +1,7 @@
 //! Real systems as data (docs/systems.md): the accelerator catalog ([`accelerators`]), a system's
 //! accelerator, network tiers, dimensions, limits and prices ([`system`]), and the presets
-//! ([`presets`]). Every command that takes `--system` reads a preset's name or a system JSON file
-//! through [`read_system`].
+//! ([`presets`]), and a design laid on a system ([`lay`]). Every command that takes `--system`
+//! reads a preset's name through [`choose_system`] or a system JSON file through [`system_file`].
 
 pub mod accelerators;
 pub mod lay;
@@ -28,7 +28,7 @@ pub fn system_from_json(text: &str) -> Result<SystemSpec, String> {
     }
     let s: SystemSpec = serde_json::from_value(v).map_err(|e| e.to_string())?;
     s.validate().map_err(|e| e.to_string())?;
-    if super::systems::accelerators::accelerator(&s.accelerator).is_none() {
+    if accelerators::accelerator(&s.accelerator).is_none() {
         return Err(format!(
             "unknown accelerator \"{}\" (expected one of {})",
             s.accelerator,

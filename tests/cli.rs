@@ -1508,7 +1508,15 @@ fn predict_takes_llama_3_with_grouped_query_attention_swiglu_and_an_uneven_pipel
         .as_f64()
         .unwrap();
     assert!(interleaved > flat && flat > 0.0, "{flat} {interleaved}");
-    eprintln!("Llama 3 405B on 8,192 H100s: {flat:.0} TFLOP/s per GPU, {interleaved:.0} with 4 chunks per stage (measured: about 430)");
+    // A fused attention core and sequence parallelism, as Meta ran it: faster, and the
+    // activations without the s x s scores and sharded over TP.
+    let (code, out, err) = run(&line(&["--flash-attention", "--sequence-parallel"]));
+    assert_eq!(code, 0, "{err}");
+    let fused: Value = serde_json::from_str(&out).unwrap();
+    let fused_tflops = fused["tflops_per_npu"].as_f64().unwrap();
+    assert!(fused_tflops > flat, "{flat} {fused_tflops}");
+    assert!(fused["memory_gb"].as_f64().unwrap() < v["memory_gb"].as_f64().unwrap() / 3.0);
+    eprintln!("Llama 3 405B on 8,192 H100s: {flat:.0} TFLOP/s per GPU, {interleaved:.0} with 4 chunks per stage, {fused_tflops:.0} with FlashAttention and sequence parallelism (measured: about 430)");
     for (extra, says) in [
         (
             vec!["--kv-heads", "12"],

@@ -216,7 +216,8 @@ Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|l
                             [--kv-heads K] [--mlp gelu|swiglu]
                             --micro-batch B --npus N --tp T --pp P --dp D
                             [--recompute none|selective|full] [--vocab V]
-                            [--virtual-stages V] [--overlap-dp]
+                            [--virtual-stages V] [--overlap-dp] [--flash-attention]
+                            [--sequence-parallel]
 
 A Megatron-style GPT (TP innermost, then DP, then PP; 1F1B; gradients all-reduced after the
 backward pass) timed by the shape of its work on the system's accelerator and tiers

@@ -67,7 +67,11 @@ struct PredictReport<'a> {
 /// `predict --system S --model custom|PRESET [--layers --hidden --heads --seq-len --global-batch
 /// --vocab] --micro-batch B --npus N --tp T --pp P --dp D [--recompute none|selective|full]`.
 pub fn predict(args: &[OsString]) -> Result<String, Failure> {
-    let args = Args::parse(args, &PREDICT_OPTIONS, &["overlap-dp"])?;
+    let args = Args::parse(
+        args,
+        &PREDICT_OPTIONS,
+        &["overlap-dp", "flash-attention", "sequence-parallel"],
+    )?;
     args.no_positional()?;
     let system = system(&args)?;
     let preset = super::codesign::preset_of(&args)?;
@@ -111,6 +115,8 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
         recompute,
         virtual_stages: whole(&args, "virtual-stages")?.unwrap_or(1),
         overlap_dp: args.flag("overlap-dp"),
+        flash_attention: args.flag("flash-attention"),
+        sequence_parallel: args.flag("sequence-parallel"),
     };
     let npus = needed(&args, "npus", None)?;
     run.check(&system, npus)

@@ -133,6 +133,8 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             recompute: Recompute::Full,
             virtual_stages: 1,
             overlap_dp: false,
+            flash_attention: false,
+            sequence_parallel: false,
         };
         run.check(system, npus)
             .map_err(|source| MeasuredError::Rule {

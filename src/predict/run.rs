@@ -80,6 +80,17 @@ pub struct TrainingRun {
     /// The DP gradient reduction overlapped with the backward pass.
     #[serde(default)]
     pub overlap_dp: bool,
+    /// A fused attention core (FlashAttention): no `s x s` scores written or kept.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub flash_attention: bool,
+    /// Sequence parallelism with TP (Korthikanti et al. 2022): the layer norms and dropouts on
+    /// a `1 / t` slice of the sequence, their activations sharded.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub sequence_parallel: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn one() -> u32 {
@@ -322,6 +333,8 @@ mod tests {
             recompute: Recompute::None,
             virtual_stages: 1,
             overlap_dp: false,
+            flash_attention: false,
+            sequence_parallel: false,
         }
     }
 

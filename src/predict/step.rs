@@ -186,10 +186,23 @@ pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
         Mlp::Swiglu => (2.0 * f, 3.0),
     };
     let mlp_products = gemm(bs, up / t, h, 1.0) + gemm(bs, h, f / t, 1.0);
-    let core =
-        gemm(s, s, h / a, heads) + gemm(s, h / a, s, heads) + 2.0 * 4.5 * heads * s * s / hbm;
-    let attention_memory = 2.0 * (5.5 * bs * h + 2.0 * bs * h / t) / hbm;
-    let mlp_memory = 2.0 * (5.5 * bs * h + elementwise * bs * f / t) / hbm;
+    // The attention core: unfused, two batched products and the softmax, dropout and mask over
+    // the `s x s` scores at HBM speed; fused (FlashAttention), the same FLOPs in one kernel that
+    // never writes the scores.
+    let core = match run.flash_attention {
+        false => {
+            gemm(s, s, h / a, heads) + gemm(s, h / a, s, heads) + 2.0 * 4.5 * heads * s * s / hbm
+        }
+        true => 2.0 * 2.0 * s * s * (h / a) * heads / rates.peak + rates.kernel,
+    };
+    // The layer norms and bias-dropout-adds run on the whole `b s h` activation on every TP
+    // rank, or on a `1 / t` slice of the sequence with sequence parallelism.
+    let replicated = match run.sequence_parallel {
+        false => 5.5 * bs * h,
+        true => 5.5 * bs * h / t,
+    };
+    let attention_memory = 2.0 * (replicated + 2.0 * bs * h / t) / hbm;
+    let mlp_memory = 2.0 * (replicated + elementwise * bs * f / t) / hbm;
     let block = |products: f64, rest: f64, recomputed: f64| BlockTimes {
         forward: products + rest,
         input_grad: products + 2.0 * rest + recomputed,
@@ -200,6 +213,8 @@ pub fn layer_work(system: &System, run: &TrainingRun) -> LayerWork {
             attention_products + core + attention_memory,
             mlp_products + mlp_memory,
         ),
+        // A fused core already recomputes its scores in its backward pass.
+        Recompute::Selective if run.flash_attention => (0.0, 0.0),
         Recompute::Selective => (core, 0.0),
         Recompute::None => (0.0, 0.0),
     };
@@ -310,13 +325,26 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
     let tflops_per_npu = model_flops(run) / npus / (time_ns * 1e-9) / 1e12;
 
     // Memory of the first stage: 16 bytes per parameter (mixed-precision Adam), the activations
-    // of the micro-batches in flight (Korthikanti et al. 2022, without sequence parallelism:
-    // `s b h (10 + 24 / t + 5 a s / (h t))` bytes per layer), and the fp32 logits.
+    // of the micro-batches in flight (Korthikanti et al. 2022, Table 2: `s b h (10 + 24 / t +
+    // 5 a s / (h t))` bytes per layer, `s b h (34 / t + 5 a s / (h t))` with sequence
+    // parallelism; a fused attention core keeps no `s x s` scores, dropping the last term), and
+    // the fp32 logits.
     let in_flight = m.min(p);
-    let per_layer = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
-    let kept = s * b * h * (10.0 + 24.0 / t);
+    let kept = match run.sequence_parallel {
+        false => s * b * h * (10.0 + 24.0 / t),
+        true => s * b * h * 34.0 / t,
+    };
+    let scores = match run.flash_attention {
+        false => s * b * h * 5.0 * a * s / (h * t),
+        true => 0.0,
+    };
+    let per_layer = kept + scores;
+    let checkpoint = match run.sequence_parallel {
+        false => 2.0 * bs * h,
+        true => 2.0 * bs * h / t,
+    };
     let activations = match run.recompute {
-        Recompute::Full => busiest * in_flight * 2.0 * bs * h + per_layer,
+        Recompute::Full => busiest * in_flight * checkpoint + per_layer,
         Recompute::Selective => busiest * in_flight * kept,
         Recompute::None => busiest * in_flight * per_layer,
     };
@@ -355,6 +383,8 @@ mod tests {
             recompute: Recompute::Full,
             virtual_stages: 1,
             overlap_dp: false,
+            flash_attention: false,
+            sequence_parallel: false,
         }
     }
 
@@ -516,6 +546,8 @@ mod tests {
                 recompute: Recompute::Full,
                 virtual_stages: v,
                 overlap_dp: next() % 2 == 0,
+                flash_attention: false,
+                sequence_parallel: false,
             };
             let Ok(npus) = u32::try_from(r.npus()) else {
                 continue;

@@ -38,6 +38,8 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         recompute,
         virtual_stages: 1,
         overlap_dp: false,
+        flash_attention: false,
+        sequence_parallel: false,
     }
 }
 

@@ -1516,6 +1516,32 @@ fn predict_takes_llama_3_with_grouped_query_attention_swiglu_and_an_uneven_pipel
     let fused_tflops = fused["tflops_per_npu"].as_f64().unwrap();
     assert!(fused_tflops > flat, "{flat} {fused_tflops}");
     assert!(fused["memory_gb"].as_f64().unwrap() < v["memory_gb"].as_f64().unwrap() / 3.0);
+    // ZeRO 1, 2 and 3 shard the 12 bytes of Adam states, then the 2 of gradients, then the 2
+    // of weights per parameter over DP: the memory falls in steps of 12 : 2 : 2.
+    let memory = |zero: &str| {
+        let (code, out, err) = run(&line(&[
+            "--flash-attention",
+            "--sequence-parallel",
+            "--zero",
+            zero,
+        ]));
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        (
+            v["memory_gb"].as_f64().unwrap(),
+            v["fits"].as_bool().unwrap(),
+        )
+    };
+    let [m0, m1, m2, m3] = ["0", "1", "2", "3"].map(memory);
+    assert!(
+        rel((m0.0 - m1.0) / (m1.0 - m2.0), 6.0) < 1e-9,
+        "{m0:?} {m1:?} {m2:?}"
+    );
+    assert!(rel(m1.0 - m2.0, m2.0 - m3.0) < 1e-9, "{m1:?} {m2:?} {m3:?}");
+    assert!(
+        !m0.1 && m3.1,
+        "fits in 80 GB only with ZeRO-3: {m0:?} {m3:?}"
+    );
     eprintln!("Llama 3 405B on 8,192 H100s: {flat:.0} TFLOP/s per GPU, {interleaved:.0} with 4 chunks per stage, {fused_tflops:.0} with FlashAttention and sequence parallelism (measured: about 430)");
     for (extra, says) in [
         (

@@ -217,12 +217,12 @@ Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|l
                             --micro-batch B --npus N --tp T --pp P --dp D
                             [--recompute none|selective|full] [--vocab V]
                             [--virtual-stages V] [--overlap-dp] [--flash-attention]
-                            [--sequence-parallel]
+                            [--sequence-parallel] [--zero 0|1|2|3]
 
 A Megatron-style GPT (TP innermost, then DP, then PP; 1F1B; gradients all-reduced after the
 backward pass) timed by the shape of its work on the system's accelerator and tiers
-(docs/predict.md). Prints time_ns, compute_ns, exposed_comm_ns, tflops_per_npu, mfu, memory_gb
-and a breakdown. The system defaults to dgx-a100 (calibrated on measured runs); --vocab defaults
+(docs/predict.md). Prints time_ns, compute_ns, exposed_comm_ns, tflops_per_npu, mfu, memory_gb,
+fits (the HBM) and a breakdown. The system defaults to dgx-a100 (calibrated on measured runs); --vocab defaults
 to GPT-2's 50,257 for custom models, --recompute to full. --virtual-stages V interleaves V model
 chunks per stage (1F1B interleaved: V times the sends, 1/V of the bubble); --overlap-dp reduces
 the DP gradients during the last backward pass instead of after it.

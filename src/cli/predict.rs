@@ -33,8 +33,9 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 18] = [
+const PREDICT_OPTIONS: [&str; 19] = [
     "system",
+    "zero",
     "kv-heads",
     "mlp",
     "virtual-stages",
@@ -117,6 +118,9 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
         overlap_dp: args.flag("overlap-dp"),
         flash_attention: args.flag("flash-attention"),
         sequence_parallel: args.flag("sequence-parallel"),
+        zero: args
+            .parsed("zero", "0, 1, 2 or 3", |z: &u8| *z <= 3)?
+            .unwrap_or(0),
     };
     let npus = needed(&args, "npus", None)?;
     run.check(&system, npus)

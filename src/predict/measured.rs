@@ -135,6 +135,7 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             overlap_dp: false,
             flash_attention: false,
             sequence_parallel: false,
+            zero: 0,
         };
         run.check(system, npus)
             .map_err(|source| MeasuredError::Rule {

@@ -87,6 +87,14 @@ pub struct TrainingRun {
     /// a `1 / t` slice of the sequence, their activations sharded.
     #[serde(default, skip_serializing_if = "is_false")]
     pub sequence_parallel: bool,
+    /// ZeRO stage 0-3 (Rajbhandari et al. 2020): the Adam states (1), the gradients (2) and
+    /// the weights (3) sharded over DP.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub zero: u8,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -138,6 +146,8 @@ pub enum RunError {
         m: u32,
         pp: u32,
     },
+    #[error("ZeRO stage {0} does not exist (0, 1, 2 or 3)")]
+    ZeroStage(u8),
     #[error("the global batch {global} is not a multiple of micro-batch x DP = {micro} x {dp}")]
     Batch { global: u32, micro: u32, dp: u32 },
 }
@@ -271,6 +281,9 @@ impl TrainingRun {
                 pp: self.pp,
             });
         }
+        if self.zero > 3 {
+            return Err(RunError::ZeroStage(self.zero));
+        }
         let kv = self.kv();
         if kv == 0 {
             return Err(RunError::Zero { field: "kv_heads" });
@@ -335,6 +348,7 @@ mod tests {
             overlap_dp: false,
             flash_attention: false,
             sequence_parallel: false,
+            zero: 0,
         }
     }
 

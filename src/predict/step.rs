@@ -68,6 +68,8 @@ pub struct Prediction {
     /// Memory per NPU of the first pipeline stage (weights, gradients, Adam states, activations),
     /// GB.
     pub memory_gb: f64,
+    /// Whether that fits the accelerator's HBM.
+    pub fits: bool,
     pub breakdown: Breakdown,
 }
 
@@ -290,7 +292,13 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         true => d.min(domain / t),
         false => 1.0,
     };
-    let mut dp_comm = hierarchical(system, in_node, d / in_node, 2.0 * params);
+    // ZeRO 1-2 reduce-scatter the gradients and all-gather the updated weights: a ring
+    // all-reduce's bytes. ZeRO-3 also gathers the weights for the backward pass: 1.5 times.
+    let zero_bytes = match run.zero {
+        3 => 1.5,
+        _ => 1.0,
+    };
+    let mut dp_comm = zero_bytes * hierarchical(system, in_node, d / in_node, 2.0 * params);
     if run.overlap_dp {
         // Buckets reduced while the last micro-batch's backward pass runs: only what outlasts
         // it shows, and at least the last layer's bucket (its gradients come last).
@@ -305,7 +313,9 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         // The tied embedding's gradients between the first and the last stage.
         dp_comm += all_reduce(pp_tier, 2.0, 2.0 * v * h / t);
     }
-    let optimizer = 32.0 * params / hbm;
+    // Each rank updates the share of the Adam states it holds (all of them without ZeRO).
+    let sharded = |on: bool| if on { d } else { 1.0 };
+    let optimizer = 32.0 * params / sharded(run.zero >= 1) / hbm;
 
     let breakdown = Breakdown {
         layers_ns: 1e9 * m * stage_layers * gpu_layer,
@@ -348,7 +358,12 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         Recompute::Selective => busiest * in_flight * kept,
         Recompute::None => busiest * in_flight * per_layer,
     };
-    let memory = 16.0 * params + activations + 8.0 * bs * v / t;
+    // Per parameter: 2-byte weights and gradients, 12 bytes of fp32 Adam states (master
+    // weights, two moments); ZeRO 1 shards the states over DP, 2 also the gradients, 3 also
+    // the weights (Rajbhandari et al. 2020).
+    let per_param =
+        2.0 / sharded(run.zero >= 3) + 2.0 / sharded(run.zero >= 2) + 12.0 / sharded(run.zero >= 1);
+    let memory = per_param * params + activations + 8.0 * bs * v / t;
     Prediction {
         time_ns,
         compute_ns,
@@ -356,6 +371,7 @@ pub fn predict(system: &System, run: &TrainingRun) -> Prediction {
         tflops_per_npu,
         mfu: tflops_per_npu / system.accelerator.bf16_tflops,
         memory_gb: memory / 1e9,
+        fits: memory / 1e9 <= system.accelerator.hbm_gb,
         breakdown,
     }
 }
@@ -385,6 +401,7 @@ mod tests {
             overlap_dp: false,
             flash_attention: false,
             sequence_parallel: false,
+            zero: 0,
         }
     }
 
@@ -548,6 +565,7 @@ mod tests {
                 overlap_dp: next() % 2 == 0,
                 flash_attention: false,
                 sequence_parallel: false,
+                zero: 0,
             };
             let Ok(npus) = u32::try_from(r.npus()) else {
                 continue;

@@ -40,6 +40,7 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         overlap_dp: false,
         flash_attention: false,
         sequence_parallel: false,
+        zero: 0,
     }
 }
 

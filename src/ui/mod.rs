@@ -17,6 +17,7 @@ mod landscape_view;
 mod module_bridge;
 mod network_import;
 mod network_panel;
+mod outcome_line;
 mod results_panel;
 pub mod routing_module;
 mod routing_view;

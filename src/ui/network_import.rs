@@ -2,6 +2,7 @@
 //! (when given) its cost tiers. Reading is `model::libra_files`; fitting the form is `Form::set_network`.
 
 use super::browser;
+use super::outcome_line::OutcomeLine;
 use super::studio::Studio;
 use crate::model::libra_files::{cost_model_from_yaml, network_from_yaml};
 use leptos::html::Input;
@@ -91,17 +92,7 @@ pub fn NetworkImport(
             <button type="button" data-testid="network-import-apply" on:click=apply>
                 "Use this network"
             </button>
-            {move || {
-                message
-                    .get()
-                    .map(|m| match m {
-                        Ok(t) => view! { <span class="confirm" role="status">{t}</span> }.into_any(),
-                        Err(e) => {
-                            view! { <span class="field-error" role="alert" data-testid="network-import-error">{e}</span> }
-                                .into_any()
-                        }
-                    })
-            }}
+            <OutcomeLine outcome=message error_testid="network-import-error" />
         </details>
     }
 }

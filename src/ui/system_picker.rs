@@ -2,6 +2,7 @@
 //! let the optimizer choose them; the design's workloads move onto the system's network for the
 //! design's NPUs with its tiers and prices. The laying is `systems::lay::on_system`.
 
+use super::outcome_line::OutcomeLine;
 use super::studio::Studio;
 use crate::systems::lay::{on_system, SystemBandwidths};
 use crate::systems::{system_preset, system_presets};
@@ -91,17 +92,7 @@ pub fn SystemPicker(
             <button type="button" data-testid="system-lay" on:click=apply>
                 "Lay the design on it"
             </button>
-            {move || {
-                message
-                    .get()
-                    .map(|m| match m {
-                        Ok(t) => view! { <span class="confirm" role="status">{t}</span> }.into_any(),
-                        Err(e) => {
-                            view! { <span class="field-error" role="alert" data-testid="system-error">{e}</span> }
-                                .into_any()
-                        }
-                    })
-            }}
+            <OutcomeLine outcome=message error_testid="system-error" />
         </details>
     }
 }

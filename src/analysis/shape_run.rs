@@ -216,6 +216,27 @@ impl Default for CompareSetup {
 }
 
 impl ShapeRun {
+    /// The limits the enumerated shapes keep to, in words: each tier they use and the most NPUs
+    /// one of its dimensions joins ("nvlink4 at most 8; ib-ndr at most 2048").
+    pub fn tier_limits(&self) -> String {
+        let used: Vec<String> = layouts_for(&self.base)
+            .into_iter()
+            .flatten()
+            .map(|k| k.tier)
+            .collect();
+        self.base
+            .costs
+            .tiers
+            .iter()
+            .filter(|t| used.contains(&t.name))
+            .map(|t| match t.max_npus {
+                Some(m) => format!("{} at most {m}", t.name),
+                None => format!("{} without a limit", t.name),
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// Prepare the comparison of `base`'s shapes on `setup.dim_counts` dimensions plus the typed
     /// shapes of `setup.extra` (which must have the scenario's NPU count).
     pub fn new(base: &Scenario, setup: &CompareSetup) -> Result<ShapeRun, CompareError> {
@@ -362,6 +383,10 @@ mod tests {
         assert!(run.shapes.iter().all(|n| base.costs.holds(&n.dims)));
         assert_eq!(run.budgets.len(), COMPARE_BUDGETS + 1);
         assert!(run.budgets.contains(&run.budget_usd));
+        assert_eq!(
+            run.tier_limits(),
+            "InterChiplet at most 8; InterPackage at most 16; InterNode at most 32; InterPod at most 65536"
+        );
         // LIBRA's own 4D shape is among them.
         let own = run.own.unwrap();
         assert_eq!(run.shapes[own], base.network);

@@ -158,6 +158,8 @@ mod tests {
             &crate::analysis::shape_run::layouts_for(&opt),
             &opt.costs,
         );
+        let run = crate::analysis::shape_run::ShapeRun::new(&opt, &Default::default()).unwrap();
+        assert_eq!(run.tier_limits(), "nvlink4 at most 8; ib-ndr at most 2048");
         let labels: Vec<String> = shapes.iter().map(|n| n.shape_label()).collect();
         assert!(
             labels.contains(&"Switch 8 × Switch 512".to_string()),

@@ -76,13 +76,14 @@ pub fn ShapesPanel() -> impl IntoView {
                      budgets from {} to {}. Every shape runs the design's workloads, remapped with the same \
                      tensor- and data-parallel degrees (TP inside, DP outside), under the budget only (every \
                      B ≥ {MIN_GBPS} GB/s). Only shapes within each cost tier's most NPUs per dimension are \
-                     proposed, and every shape is timed with its tiers' latency per collective step (cost \
+                     proposed ({}), and every shape is timed with its tiers' latency per collective step (cost \
                      tiers, under Network). The thick line is the lower envelope: the best shape at each budget.",
                     r.shapes.len(),
                     r.user_shapes,
                     COMPARE_BUDGETS + 1,
                     usd(r.budgets[0]),
                     usd(*r.budgets.last().unwrap_or(&0.0)),
+                    r.tier_limits(),
                 )
             })
         })

@@ -133,7 +133,7 @@ pub fn ShapesPanel() -> impl IntoView {
                     <input
                         type="text"
                         data-testid="compare-shape"
-                        placeholder="R4 x FC8 x R4 x SW32 (tier: SW32@InterPod)"
+                        placeholder="R4 x FC8 x R4 x SW32 (a tier: SW32:InterPod)"
                         prop:value=move || typed.get()
                         on:input=move |ev| typed.set(event_target_value(&ev))
                         on:keydown=move |ev| {

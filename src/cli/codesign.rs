@@ -135,13 +135,11 @@ fn npus(args: &Args) -> Result<u32, ArgError> {
 fn costs(args: &Args, system: Option<&ChosenSystem>) -> Result<CostModel, Failure> {
     match args.path("cost")? {
         None => {
-            let mut costs = presets::libra_4d_cost_model();
-            if let Some(spec) = system.and_then(|s| s.spec.as_ref()) {
-                let mut tiers = spec.cost_model().tiers;
-                tiers.append(&mut costs.tiers);
-                costs.tiers = tiers;
-            }
-            Ok(costs)
+            let libra = presets::libra_4d_cost_model();
+            Ok(match system.and_then(|s| s.spec.as_ref()) {
+                Some(spec) => spec.cost_model_beside(&libra),
+                None => libra,
+            })
         }
         Some(path) => {
             let text = super::inputs::read(path)?;
@@ -167,6 +165,24 @@ fn shape(args: &Args, costs: &CostModel) -> Result<Option<Network>, Failure> {
         .into());
     }
     Ok(Some(net))
+}
+
+/// The shape `--shape` names, else the system's network for `npus` (None: neither).
+fn shape_or_system(
+    args: &Args,
+    costs: &CostModel,
+    system: Option<&ChosenSystem>,
+    npus: u32,
+) -> Result<Option<Network>, Failure> {
+    match (shape(args, costs)?, system.and_then(|s| s.spec.as_ref())) {
+        (Some(net), _) => Ok(Some(net)),
+        // A system's network is what it is: parallelism and bandwidths are chosen on it.
+        (None, Some(spec)) => Ok(Some(spec.network(npus).map_err(|e| ArgError::Bad {
+            option: "npus".into(),
+            message: e.to_string(),
+        })?)),
+        (None, None) => Ok(None),
+    }
 }
 
 /// `codesign`: the co-design front, winners and ranked table as JSON.
@@ -207,17 +223,9 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
         .map(|v| positive("rank-budget", v, "$"))
         .transpose()?;
     let costs = costs(&args, chosen.as_ref())?;
-    let shapes = match (
-        shape(&args, &costs)?,
-        chosen.as_ref().and_then(|s| s.spec.as_ref()),
-    ) {
-        (Some(net), _) => ShapeSpace::Fixed(net),
-        // A system's network is what it is: the search chooses parallelism and bandwidths on it.
-        (None, Some(spec)) => ShapeSpace::Fixed(spec.network(npus).map_err(|e| ArgError::Bad {
-            option: "npus".into(),
-            message: e.to_string(),
-        })?),
-        (None, None) => ShapeSpace::WithinLimits(layouts_of(&costs)),
+    let shapes = match shape_or_system(&args, &costs, chosen.as_ref(), npus)? {
+        Some(net) => ShapeSpace::Fixed(net),
+        None => ShapeSpace::WithinLimits(layouts_of(&costs)),
     };
     let system = chosen.map(|s| s.step);
     let setup = CodesignSetup {
@@ -299,17 +307,8 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
     };
     let chosen = super::systems::chosen(&args)?;
     let costs = costs(&args, chosen.as_ref())?;
-    let shape = match (
-        shape(&args, &costs)?,
-        chosen.as_ref().and_then(|s| s.spec.as_ref()),
-    ) {
-        (Some(net), _) => net,
-        (None, Some(spec)) => spec.network(npus).map_err(|e| ArgError::Bad {
-            option: "npus".into(),
-            message: e.to_string(),
-        })?,
-        (None, None) => return Err(ArgError::Required("shape").into()),
-    };
+    let shape = shape_or_system(&args, &costs, chosen.as_ref(), npus)?
+        .ok_or(ArgError::Required("shape"))?;
     let budget = args
         .one("budget")?
         .map(|v| positive("budget", v, "$"))

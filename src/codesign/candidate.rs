@@ -101,10 +101,6 @@ pub fn communicator_of(choice: &Choice, mapping: &Mapping) -> Communicator {
     }
 }
 
-fn tier_max(costs: &CostModel, tier: &str) -> Option<f64> {
-    costs.tier(tier).and_then(|t| t.max_gbps)
-}
-
 fn assemble(
     t: &Transformer,
     choice: &Choice,
@@ -115,12 +111,8 @@ fn assemble(
 ) -> Scenario {
     let p = choice.parallelism;
     let dims = network.dims.len();
-    // A tier's links reach no more than the chip has (a system's NVLink, ICI).
-    let max_gbps: Vec<Option<f64>> = network
-        .dims
-        .iter()
-        .map(|d| tier_max(costs, &d.tier))
-        .collect();
+    // A tier's links reach no more than they have (a system's NVLink, ICI, NICs).
+    let max_gbps = costs.max_gbps(&network);
     let max_gbps = match max_gbps.iter().any(Option::is_some) {
         true => max_gbps,
         false => Vec::new(),

@@ -451,14 +451,10 @@ impl CodesignInputs {
 
     /// The cost tiers the search prices with: the system's beside the design's, or the design's.
     pub fn costs(&self, base: &Scenario) -> crate::model::cost::CostModel {
-        let mut costs = base.costs.clone();
-        if let Some(spec) = self.system_spec() {
-            let mut tiers = spec.cost_model().tiers;
-            tiers.retain(|t| costs.tier(&t.name).is_none());
-            tiers.append(&mut costs.tiers);
-            costs.tiers = tiers;
+        match self.system_spec() {
+            Some(spec) => spec.cost_model_beside(&base.costs),
+            None => base.costs.clone(),
         }
-        costs
     }
 
     /// What the chosen system means for the search, in words (under the picker).

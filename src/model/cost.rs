@@ -153,6 +153,14 @@ impl CostModel {
         self.tiers.iter().find(|t| t.name == name)
     }
 
+    /// The most bandwidth each dimension of `net` may have, from its tier (None: no bound).
+    pub fn max_gbps(&self, net: &Network) -> Vec<Option<f64>> {
+        net.dims
+            .iter()
+            .map(|d| self.tier(&d.tier).and_then(|t| t.max_gbps))
+            .collect()
+    }
+
     /// Which dimensions of `net` reduce in the switch: Switch dimensions of a tier with
     /// in-network reduction.
     pub fn in_network(&self, net: &Network) -> Vec<bool> {

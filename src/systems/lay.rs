@@ -75,11 +75,7 @@ pub fn on_system(
             Constraints {
                 budget_usd: Some(budget),
                 min_gbps: vec![Some(1.0); dims],
-                max_gbps: network
-                    .dims
-                    .iter()
-                    .map(|d| costs.tier(&d.tier).and_then(|t| t.max_gbps))
-                    .collect(),
+                max_gbps: costs.max_gbps(&network),
                 linear: taper_constraints(&network, &costs),
                 ..Constraints::default()
             }

@@ -336,6 +336,15 @@ impl SystemSpec {
         }
     }
 
+    /// The system's tiers beside `other`'s (the system's first; a tier `other` already names is
+    /// kept as `other` has it, so a design's edited tier wins).
+    pub fn cost_model_beside(&self, other: &CostModel) -> CostModel {
+        let mut tiers = self.cost_model().tiers;
+        tiers.retain(|t| other.tier(&t.name).is_none());
+        tiers.extend(other.tiers.iter().cloned());
+        CostModel { tiers }
+    }
+
     /// The system's own bandwidth of each dimension of `net`, GB/s per accelerator: its tier's
     /// link rate over the tier's oversubscription (the scenarios built on the system hold each
     /// fabric level at that ratio to the level below: `model::taper`).

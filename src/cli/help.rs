@@ -152,8 +152,12 @@ The scenario format is in docs/routing.md.
         summary: "a generated routing scenario (JSON) for route",
         page: "\
 Usage: libra-studio route-scenario [--tors T --spines S --hosts-per-tor H --jobs J --ring-size R
-                                    --failed-spines F --failed-links L --seed K --chunk-bytes B]
-                                   [--models gpt3,bloom,llama2]
+                                    --failed-spines F --failed-links L --seed K --chunk-bytes B
+                                    --link-gbps G (100)] [--models gpt3,bloom,llama2]
+                                   [--system NAME|FILE.json]
+
+  --system   one plane of the system's leaf-spine fabric (a DGX H100 rail: 64 ToRs of 32 NICs,
+             32 spines, 400 Gb/s), whose fields the other options may still change
 
   --models   the paper's jobs (TP x PP shards, one ring per shard, chunk = FP32 weights / shards /
              ring size) on the paper's fabric by default (64 ToRs x 32 spines, 32 NICs per ToR)

@@ -296,7 +296,9 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
         "failed-links",
         "seed",
         "chunk-bytes",
+        "link-gbps",
         "models",
+        "system",
     ];
     let args = Args::parse(args, &names, &[])?;
     let models = match args.one("models")? {
@@ -315,12 +317,23 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
             })
             .collect::<Result<Vec<_>, _>>()?,
     };
-    let d = if models.is_empty() {
+    let mut d = if models.is_empty() {
         Placement::default()
     } else {
         // The paper's fabric: 64 ToRs x 32 spines, 32 NICs per ToR (four 8-NIC hosts).
         Placement::paper(Placement::default().jobs, 8, 0)
     };
+    if let Some(chosen) = super::systems::chosen(&args)? {
+        // One plane of the system's fabric, whole (the CLI has the generator's limits only).
+        let spec = chosen.spec.ok_or_else(|| {
+            Failure::Input("a calibrated step-model file has no fabric; give a system".into())
+        })?;
+        let f = spec
+            .route_fabric(u64::MAX, u64::MAX)
+            .map_err(|e| Failure::Input(e.to_string()))?;
+        (d.tors, d.spines, d.hosts_per_tor, d.link_gbps) =
+            (f.tors, f.spines, f.hosts_per_tor, f.link_gbps);
+    }
     let p = Placement {
         tors: whole(&args, "tors", d.tors)?,
         spines: whole(&args, "spines", d.spines)?,
@@ -333,6 +346,11 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
         chunk_bytes: args
             .parsed("chunk-bytes", "a number of bytes", |_| true)?
             .unwrap_or(d.chunk_bytes),
+        link_gbps: args
+            .parsed("link-gbps", "a rate in Gb/s", |v: &f64| {
+                *v > 0.0 && v.is_finite()
+            })?
+            .unwrap_or(d.link_gbps),
         models,
     };
     let sc = generate(&p).map_err(Failure::input)?;
@@ -513,5 +531,34 @@ mod tests {
             err.contains("\"gpt5\" is not one of the paper's models"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_systems_fabric_is_generated_as_one_plane_at_its_link_rate() {
+        let (code, out, err) =
+            run_with(&["route-scenario", "--system", "dgx-h100", "--ring-size", "8"]);
+        assert_eq!(code, 0, "{err}");
+        let sc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let n = &sc["network"];
+        assert_eq!(
+            (n["num_tors"].as_u64(), n["num_spines"].as_u64()),
+            (Some(64), Some(32))
+        );
+        assert_eq!(n["link_gbps"], 400.0);
+        assert_eq!(sc["hosts"].as_array().unwrap().len(), 2048);
+        // The options still change the plane's fields.
+        let (code, out, _) =
+            run_with(&["route-scenario", "--system", "meta-roce-24k", "--tors", "4"]);
+        assert_eq!(code, 0);
+        let sc: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(sc["network"]["num_tors"], 4);
+        assert_eq!(sc["network"]["num_spines"], 16);
+        assert_eq!(sc["hosts"].as_array().unwrap().len(), 64);
+        let (code, _, err) = run_with(&["route-scenario", "--system", "tpu-v5p"]);
+        assert_eq!(code, 1);
+        assert!(err.contains("no leaf-spine fabric"), "{err}");
+        let (code, _, err) = run_with(&["route-scenario", "--link-gbps", "0"]);
+        assert_eq!(code, 2);
+        assert!(err.contains("--link-gbps"), "{err}");
     }
 }

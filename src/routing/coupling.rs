@@ -51,6 +51,7 @@ pub fn switch_scenario(
         failed_links: fabric.failed_links,
         seed: fabric.seed,
         chunk_bytes: message_bytes / f64::from(group),
+        link_gbps: 8.0 * bw_gbps,
         models: Vec::new(),
     })?;
     sc.network.nic_gbps = 8.0 * bw_gbps;

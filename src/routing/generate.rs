@@ -20,6 +20,9 @@ pub struct Placement {
     pub failed_links: u32,
     pub seed: u64,
     pub chunk_bytes: f64,
+    /// Every link's and NIC's rate, Gb/s.
+    #[serde(default = "default_link_gbps", skip_serializing_if = "is_default_link")]
+    pub link_gbps: f64,
     /// The paper's jobs, in order (then `jobs` and `chunk_bytes` are ignored: one job per model,
     /// its chunk from its weights).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -39,9 +42,21 @@ impl Default for Placement {
             failed_links: 0,
             seed: 1,
             chunk_bytes: 64e6,
+            link_gbps: DEFAULT_LINK_GBPS,
             models: Vec::new(),
         }
     }
+}
+
+/// The routing paper's links: 100 Gb/s.
+pub const DEFAULT_LINK_GBPS: f64 = 100.0;
+
+fn default_link_gbps() -> f64 {
+    DEFAULT_LINK_GBPS
+}
+
+fn is_default_link(v: &f64) -> bool {
+    *v == DEFAULT_LINK_GBPS
 }
 
 impl Placement {
@@ -148,6 +163,9 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, GenerateError> {
     if p.ring_size < 2 {
         return Err(GenerateError::RingSize(p.ring_size));
     }
+    if !(p.link_gbps.is_finite() && p.link_gbps > 0.0) {
+        return Err(GenerateError::NotPositive("link-gbps"));
+    }
     check_limits(p)?;
     if p.failed_spines >= p.spines {
         return Err(GenerateError::FailedSpines {
@@ -232,8 +250,8 @@ fn finish(
         network: ClosNetwork {
             num_spines: p.spines,
             num_tors: p.tors,
-            link_gbps: 100.0,
-            nic_gbps: 100.0,
+            link_gbps: p.link_gbps,
+            nic_gbps: p.link_gbps,
             failed_spines,
             failed_links: Vec::new(),
             link_capacity_overrides: Vec::new(),

@@ -16,6 +16,8 @@ use super::metrics::{measure_static, Metrics, Routing};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 use crate::form::typed::Kind;
+use crate::systems::clos::FabricError;
+use crate::systems::SystemSpec;
 use std::collections::BTreeMap;
 
 /// The presets of the Routing view.
@@ -73,11 +75,13 @@ impl RoutePreset {
                 },
                 degraded_gbps: None,
                 typed: BTreeMap::new(),
+                system: None,
             },
             RoutePreset::ThreeJobs => RouteSetup {
                 placement: base,
                 degraded_gbps: None,
                 typed: BTreeMap::new(),
+                system: None,
             },
             RoutePreset::SpineFailure => RouteSetup {
                 placement: Placement {
@@ -86,11 +90,13 @@ impl RoutePreset {
                 },
                 degraded_gbps: None,
                 typed: BTreeMap::new(),
+                system: None,
             },
             RoutePreset::DegradedLink => RouteSetup {
                 placement: base,
                 degraded_gbps: Some(25.0),
                 typed: BTreeMap::new(),
+                system: None,
             },
             // The routing paper's fabric and job mix (rings of 8; see `paper_jobs`).
             RoutePreset::PaperMix => RouteSetup {
@@ -100,6 +106,7 @@ impl RoutePreset {
                 },
                 degraded_gbps: None,
                 typed: BTreeMap::new(),
+                system: None,
             },
         }
     }
@@ -116,6 +123,10 @@ pub struct RouteSetup {
     /// readable prefix. A setup with any is not studied.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub typed: BTreeMap<String, String>,
+    /// The system whose fabric the ToRs, spines, hosts and link rate are (one plane of it;
+    /// [`RouteSetup::on_system`]); dropped when one of them is edited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
 }
 
 /// The Routing view's number fields, each read by the one typed reader
@@ -128,13 +139,15 @@ pub enum RouteField {
     Jobs,
     RingSize,
     FailedSpines,
+    LinkGbps,
 }
 
 impl RouteField {
-    pub const ALL: [RouteField; 6] = [
+    pub const ALL: [RouteField; 7] = [
         RouteField::Tors,
         RouteField::Spines,
         RouteField::HostsPerTor,
+        RouteField::LinkGbps,
         RouteField::Jobs,
         RouteField::RingSize,
         RouteField::FailedSpines,
@@ -149,6 +162,7 @@ impl RouteField {
             RouteField::Jobs => "jobs",
             RouteField::RingSize => "ring",
             RouteField::FailedSpines => "failed",
+            RouteField::LinkGbps => "gbps",
         }
     }
 
@@ -160,6 +174,7 @@ impl RouteField {
             RouteField::Jobs => "jobs",
             RouteField::RingSize => "ring size",
             RouteField::FailedSpines => "failed spines",
+            RouteField::LinkGbps => "link Gb/s",
         }
     }
 
@@ -171,17 +186,32 @@ impl RouteField {
             RouteField::Jobs => Kind::whole(1, crate::limits::MAX_JOBS),
             RouteField::RingSize => Kind::whole(2, VIEW_MAX_HOSTS),
             RouteField::FailedSpines => Kind::whole(0, VIEW_MAX_SPINES),
+            RouteField::LinkGbps => Kind::Real {
+                least: 0.0,
+                open: true,
+                most: 1.0e6,
+            },
         }
     }
 
-    fn value(self, p: &mut Placement) -> &mut u32 {
+    /// Whether the field is part of the fabric (a system's fabric sets these).
+    pub fn is_fabric(self) -> bool {
+        matches!(
+            self,
+            RouteField::Tors | RouteField::Spines | RouteField::HostsPerTor | RouteField::LinkGbps
+        )
+    }
+
+    /// The whole-number fields' values (None: the link rate, a real number).
+    fn value(self, p: &mut Placement) -> Option<&mut u32> {
         match self {
-            RouteField::Tors => &mut p.tors,
-            RouteField::Spines => &mut p.spines,
-            RouteField::HostsPerTor => &mut p.hosts_per_tor,
-            RouteField::Jobs => &mut p.jobs,
-            RouteField::RingSize => &mut p.ring_size,
-            RouteField::FailedSpines => &mut p.failed_spines,
+            RouteField::LinkGbps => None,
+            RouteField::Tors => Some(&mut p.tors),
+            RouteField::Spines => Some(&mut p.spines),
+            RouteField::HostsPerTor => Some(&mut p.hosts_per_tor),
+            RouteField::Jobs => Some(&mut p.jobs),
+            RouteField::RingSize => Some(&mut p.ring_size),
+            RouteField::FailedSpines => Some(&mut p.failed_spines),
         }
     }
 }
@@ -191,7 +221,10 @@ impl RouteSetup {
     pub fn text(&self, field: RouteField) -> String {
         match self.typed.get(field.key()) {
             Some(t) => t.clone(),
-            None => field.value(&mut self.placement.clone()).to_string(),
+            None => match field.value(&mut self.placement.clone()) {
+                Some(n) => n.to_string(),
+                None => crate::form::typed::show(self.placement.link_gbps),
+            },
         }
     }
 
@@ -201,8 +234,13 @@ impl RouteSetup {
         match field.kind().read(text) {
             Ok(v) => {
                 self.typed.remove(field.key());
-                let n = u32::try_from(v.whole()).unwrap_or(u32::MAX);
-                *field.value(&mut self.placement) = n;
+                if field.is_fabric() {
+                    self.system = None;
+                }
+                match field.value(&mut self.placement) {
+                    Some(n) => *n = u32::try_from(v.whole()).unwrap_or(u32::MAX),
+                    None => self.placement.link_gbps = v.real(),
+                }
                 if field == RouteField::Jobs {
                     // A number of equal jobs replaces the paper's mix.
                     self.placement.models.clear();
@@ -235,6 +273,39 @@ impl RouteSetup {
             .into_iter()
             .filter_map(|f| self.refusal(f).map(|e| (f, e)))
             .collect()
+    }
+}
+
+impl RouteSetup {
+    /// This setup's jobs on one plane of `spec`'s fabric, as much of it as the view routes (a
+    /// DGX SuperPOD's rail: 64 leaves of 32 NICs under 32 spines at 400 Gb/s); its failed
+    /// spines kept while one spine stays up.
+    pub fn on_system(&self, spec: &SystemSpec) -> Result<RouteSetup, FabricError> {
+        let f = spec.route_fabric(VIEW_MAX_HOSTS, VIEW_MAX_SPINES)?;
+        let mut next = self.clone();
+        let p = &mut next.placement;
+        (p.tors, p.spines, p.hosts_per_tor, p.link_gbps) =
+            (f.tors, f.spines, f.hosts_per_tor, f.link_gbps);
+        p.failed_spines = p.failed_spines.min(f.spines - 1);
+        for field in RouteField::ALL.into_iter().filter(|f| f.is_fabric()) {
+            next.typed.remove(field.key());
+        }
+        next.typed.remove(RouteField::FailedSpines.key());
+        next.system = Some(spec.name.clone());
+        Ok(next)
+    }
+
+    /// What the fabric is, in words: the system's plane, or the links' rate.
+    pub fn fabric_summary(&self) -> String {
+        let gbps = crate::format::number(self.placement.link_gbps);
+        self.system
+            .as_deref()
+            .and_then(crate::systems::system_preset)
+            .and_then(|s| s.route_fabric(VIEW_MAX_HOSTS, VIEW_MAX_SPINES).ok())
+            .map_or_else(
+                || format!("Links: {gbps} Gbps, NICs: {gbps} Gbps."),
+                |f| format!("The fabric of {}.", f.summary),
+            )
     }
 }
 
@@ -842,5 +913,48 @@ mod tests {
         let mut s = RoutePreset::SpineFailure.setup();
         s.placement.tors += 1;
         assert_eq!(RoutePreset::of(&s), None);
+    }
+
+    #[test]
+    fn a_systems_fabric_is_routed_at_its_link_rate_until_a_fabric_field_is_edited() {
+        let h100 = crate::systems::system_preset("dgx-h100").unwrap();
+        let base = RoutePreset::SpineFailure.setup();
+        let s = base.on_system(&h100).unwrap();
+        let p = &s.placement;
+        assert_eq!((p.tors, p.spines, p.hosts_per_tor), (64, 32, 32));
+        assert_eq!(p.link_gbps, 400.0);
+        assert_eq!((p.jobs, p.failed_spines), (base.placement.jobs, 1));
+        assert!(
+            s.fabric_summary().contains("one of its 8 rails"),
+            "{}",
+            s.fabric_summary()
+        );
+        // The scenario's links and NICs run at the system's rate.
+        let sc = s.scenario().unwrap();
+        assert_eq!((sc.network.link_gbps, sc.network.nic_gbps), (400.0, 400.0));
+        // The link carries the system; a fabric field edited drops it, a job field keeps it.
+        let back: RouteSetup = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        let mut jobs = s.clone();
+        jobs.set_text(RouteField::Jobs, "2").unwrap();
+        assert_eq!(jobs.system.as_deref(), Some("dgx-h100"));
+        let mut edited = s.clone();
+        edited.set_text(RouteField::LinkGbps, "200").unwrap();
+        assert_eq!(edited.system, None);
+        assert_eq!(edited.fabric_summary(), "Links: 200 Gbps, NICs: 200 Gbps.");
+        // A refused rate is kept as typed and named.
+        assert!(edited.set_text(RouteField::LinkGbps, "-5").is_err());
+        assert_eq!(edited.text(RouteField::LinkGbps), "-5");
+        assert_eq!(edited.refusals().len(), 1);
+        // A torus has no Clos: refused, the setup unchanged.
+        let tpu = crate::systems::system_preset("tpu-v5p").unwrap();
+        assert!(base.on_system(&tpu).is_err());
+        // Meta's pod: 192 racks of 16 NICs, of which the view routes 128 (its 2,048 hosts).
+        let meta = crate::systems::system_preset("meta-roce-24k").unwrap();
+        let m = base.on_system(&meta).unwrap();
+        assert_eq!((m.placement.hosts_per_tor, m.placement.spines), (16, 16));
+        assert_eq!(m.placement.tors, 128);
+        assert!(m.fabric_summary().contains("of the plane's 192 leaves"));
+        m.scenario().unwrap();
     }
 }

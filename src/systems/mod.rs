@@ -4,6 +4,7 @@
 //! reads a preset's name through [`choose_system`] or a system JSON file through [`system_file`].
 
 pub mod accelerators;
+pub mod clos;
 pub mod lay;
 pub mod presets;
 pub mod system;

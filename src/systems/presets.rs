@@ -19,6 +19,7 @@
 //! alike). The step model's efficiency and latency per collective are the `dgx-a100`
 //! calibration's (measured on A100s, assumed elsewhere until a system is calibrated).
 
+use super::clos::LeafSpine;
 use super::system::{NetworkTier, SystemDim, SystemSpec};
 use crate::model::network::Topology;
 use crate::predict::system::CALIBRATED_A100;
@@ -211,7 +212,7 @@ fn superpod(
     title: &str,
     accelerator: &str,
     nvlink: NetworkTier,
-    fabric: NetworkTier,
+    (fabric, leaf_spine): (NetworkTier, LeafSpine),
     sources: &[&str],
     notes: &str,
 ) -> SystemSpec {
@@ -227,10 +228,35 @@ fn superpod(
         ],
         tiers: vec![nvlink, fabric],
         max_npus: 8 * max_nodes,
+        fabric: Some(leaf_spine),
         sources: sources.iter().map(|s| s.to_string()).collect(),
         notes: notes.into(),
     }
 }
+
+/// A 2-level tree of radix-`radix` switches in `rails` planes: half of a leaf's ports down to
+/// NICs, half up (one link to each of `radix / 2` spines), `radix` leaves under spines of `radix`
+/// ports: `radix^2 / 2` NICs a plane.
+fn tree(tier: &str, rails: u32, radix: u32, source: &str) -> LeafSpine {
+    LeafSpine {
+        tier: tier.into(),
+        rails,
+        leaf_npus: radix / 2,
+        spines: radix / 2,
+        max_leaves: radix,
+        source: source.into(),
+    }
+}
+
+impl NetworkTier {
+    /// The tier with the tree its fabric is built as.
+    fn with_tree(self, tree: LeafSpine) -> (NetworkTier, LeafSpine) {
+        (self, tree)
+    }
+}
+
+const QUANTUM2: &str = "NVIDIA Quantum-2 QM9700: 64 ports of 400 Gb/s NDR; rail-optimized \
+                        SuperPOD (one rail per GPU of a node)";
 
 fn ib_ndr(title: &str, source: &str) -> NetworkTier {
     tier(
@@ -270,7 +296,14 @@ fn dgx_a100() -> SystemSpec {
              Stanford CS149 (Fall 2025, lecture 12): 8 x 200 Gb/s HDR per node, scalable units of \
              20 nodes, 140 nodes in one pod; a 2-level tree of 40-port HDR switches joins \
              40 x 40 / 2 = 800 NICs a plane",
-        ),
+        )
+        .with_tree(tree(
+            "ib-hdr",
+            8,
+            40,
+            "NVIDIA Quantum QM8700: 40 ports of 200 Gb/s HDR; rail-optimized SuperPOD (one rail \
+             per GPU of a node)",
+        )),
         &["NVIDIA DGX A100 user guide; NADDOD, \"Efficient data transfer network architecture for NVIDIA DGX A100 server cluster\""],
         "The step model's dgx-a100 (`predict --system dgx-a100`) is the measured cluster of \
          data/measured/ (800 Gb/s per node, 12.5 GB/s per GPU), calibrated on its runs; this \
@@ -297,7 +330,8 @@ fn dgx_h100() -> SystemSpec {
             "DGX SuperPOD H100 reference architecture (docs.nvidia.com/dgx-superpod/reference-\
              architecture-scalable-infrastructure-h100): 8 x ConnectX-7 400 Gb/s per node, \
              scalable units of 32 nodes rail-aligned, leaf and spine Quantum-2 64-port switches",
-        ),
+        )
+        .with_tree(tree("ib-ndr", 8, 64, QUANTUM2)),
         &["docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100"],
         "Leaf and spine form one Switch dimension (non-blocking), priced by the 3 switch ports and \
          2 links per GPU a 2-level tree builds; up to 2,048 nodes (16,384 GPUs).",
@@ -321,7 +355,8 @@ fn dgx_b200() -> SystemSpec {
             "NDR InfiniBand 400 Gb/s, one ConnectX-7 per GPU, rail-optimized",
             "DGX B200 user guide (8 x ConnectX-7 up to 400 Gb/s) and DGX SuperPOD B200 reference \
              architecture: scalable units of 32 rail-aligned nodes",
-        ),
+        )
+        .with_tree(tree("ib-ndr", 8, 64, QUANTUM2)),
         &["docs.nvidia.com/dgx/dgxb200-user-guide; docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200"],
         "As dgx-h100 with NVLink 5 and B200 GPUs.",
     )
@@ -359,6 +394,15 @@ fn gb200_nvl72() -> SystemSpec {
             ),
         ],
         max_npus: 9_216,
+        // 4 NICs per compute tray of 4 GPUs, each on its own rail (assumed, as DGX rails): 9,216
+        // GPUs are 2,304 NICs a rail, more than one 2-level tree of 64-port switches holds.
+        fabric: Some(tree(
+            "ib-ndr",
+            4,
+            64,
+            "NVIDIA Quantum-2 QM9700 (64 x 400 Gb/s); 4 ConnectX-7 per compute tray of 4 GPUs, \
+             read as 4 rails (assumed, as DGX nodes' rails)",
+        )),
         sources: vec![
             "docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-gb200"
                 .into(),
@@ -399,6 +443,7 @@ fn tpu(
             source,
         )],
         max_npus: max,
+        fabric: None,
         sources: vec![source.into()],
         notes: notes.into(),
     }
@@ -486,6 +531,7 @@ fn trn2_ultraserver() -> SystemSpec {
             ),
         ],
         max_npus: 65_536,
+        fabric: None,
         sources: vec![source.into()],
         notes: "AWS states NeuronLink per device without a direction; the figures are read as \
                 both directions together and halved (1,024 -> 512 GB/s per direction over two \
@@ -563,6 +609,16 @@ fn meta_roce_24k() -> SystemSpec {
             agg,
         ],
         max_npus: 24_576,
+        // A pod: 192 rack switches of 16 NICs under the cluster switches, full bisection (16
+        // links up a rack switch, one to each of 16 spines: assumed, as a non-blocking leaf).
+        fabric: Some(LeafSpine {
+            tier: "roce-pod".into(),
+            rails: 1,
+            leaf_npus: 16,
+            spines: 16,
+            max_leaves: 192,
+            source: format!("{source}; 16 uplinks per rack switch (full bisection) assumed"),
+        }),
         sources: vec![source.into()],
         notes: "The rack, pod and aggregation levels are one fabric: the pod level carries what \
                 the rack level does (full bisection) and the aggregation level 1/7 of it, in the \
@@ -608,6 +664,13 @@ fn hgx_h800() -> SystemSpec {
             ),
         ],
         max_npus: 16_384,
+        // Each plane a 2-level tree of 64-port switches (2,048 NICs), 8 planes.
+        fabric: Some(tree(
+            "ib-mpft",
+            8,
+            64,
+            "arXiv 2505.09343: 8 planes, each a 2-level fat tree of 64-port 400 Gb/s switches",
+        )),
         sources: vec!["arXiv 2412.19437; arXiv 2505.09343".into()],
         notes: "Each GPU's NIC sits in its own plane (as rails do); cross-plane traffic goes \
                 through NVLink first, which the hierarchical collectives of the model already do."

@@ -5,6 +5,7 @@
 //! prices it with, the system's own bandwidths, and the step model's view of it
 //! (`predict::system::System`). docs/systems.md holds the presets' figures and their sources.
 
+use super::clos::{FabricError, LeafSpine};
 use crate::format::number;
 use crate::model::cost::{CostModel, CostTier};
 use crate::model::network::{Dim, Network, Topology};
@@ -75,6 +76,10 @@ pub struct SystemSpec {
     pub tiers: Vec<NetworkTier>,
     /// The most accelerators the system is built for.
     pub max_npus: u32,
+    /// The leaf-spine tree its scale-out tier is built as (the Routing view routes one plane
+    /// of it); None: no Clos (a torus) or no public switch figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fabric: Option<LeafSpine>,
     pub sources: Vec<String>,
     pub notes: String,
 }
@@ -125,6 +130,8 @@ pub enum SystemSpecError {
         dim: usize,
         npus: u32,
     },
+    #[error(transparent)]
+    Fabric(#[from] FabricError),
     #[error("system {system}: it has no dimensions")]
     NoDims { system: String },
     #[error("system {system}: {npus} accelerators, but it is built for 2 to {max}")]
@@ -222,6 +229,9 @@ impl SystemSpec {
                     npus: n,
                 });
             }
+        }
+        if let Some(f) = &self.fabric {
+            f.validate(self)?;
         }
         Ok(())
     }

@@ -170,7 +170,8 @@ fn RoutingView(
                 "ECMP hashes flows onto spines; the paper's greedy spreads them by counting flows per link, "
                 "edge colouring gives each spine a matching of the flows (the fewest flows per link there can be "
                 "when every flow may use every spine), annealing improves random moves "
-                "(arXiv 2503.05324). Links: 100 Gbps, NICs: 100 Gbps."
+                "(arXiv 2503.05324). "
+                <span data-testid="route-fabric">{move || setup.with(RouteSetup::fabric_summary)}</span>
             </p>
             <div class="route-form">
                 <label class="route-field">
@@ -199,9 +200,47 @@ fn RoutingView(
                         </option>
                     </select>
                 </label>
+                <label class="route-field">
+                    "fabric of a system"
+                    <select
+                        data-testid="route-system"
+                        title="One plane of the system's leaf-spine fabric: its leaves, spines and link rate"
+                        on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            let Some(spec) = crate::systems::system_preset(&v) else { return };
+                            match route.with_untracked(|r| r.setup.on_system(&spec)) {
+                                Ok(next) => {
+                                    route.update(|r| r.setup = next);
+                                    layout.update(|l| *l += 1);
+                                }
+                                Err(e) => runner.error.set(Some(e.to_string())),
+                            }
+                        }
+                    >
+                        <option value="" selected=move || setup.with(|s| s.system.is_none())>
+                            "none (the fields below)"
+                        </option>
+                        {crate::systems::system_presets()
+                            .into_iter()
+                            .filter(|s| s.fabric.is_some())
+                            .map(|s| {
+                                let name = s.name.clone();
+                                view! {
+                                    <option
+                                        value=s.name.clone()
+                                        selected=move || setup.with(|x| x.system.as_deref() == Some(name.as_str()))
+                                    >
+                                        {s.name.clone()}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
                 {field(RouteField::Tors, "route-tors")}
                 {field(RouteField::Spines, "route-spines")}
                 {field(RouteField::HostsPerTor, "route-hosts")}
+                {field(RouteField::LinkGbps, "route-gbps")}
                 {field(RouteField::Jobs, "route-jobs")}
                 {field(RouteField::RingSize, "route-ring")}
                 {field(RouteField::FailedSpines, "route-failed")}

@@ -103,6 +103,23 @@ fn the_routing_view_matches_the_core() {
             .js("return document.querySelector('[data-testid=route-spines]').value;")
             .await;
         assert_eq!(spines, "8");
+        // A system's fabric: one rail of a DGX H100 SuperPOD (64 leaves of 32 NICs, 32 spines,
+        // 400 Gb/s), routed as the core routes it.
+        b.select("route-system", "dgx-h100").await;
+        let h100 = libra_studio::systems::system_preset("dgx-h100").unwrap();
+        let rail = setup.on_system(&h100).unwrap();
+        let routed = route_study(&rail).unwrap();
+        let m = &routed.routed[1].metrics;
+        b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))
+            .await;
+        let fields = b
+            .js("return ['tors', 'spines', 'hosts', 'gbps'].map(k =>
+                    document.querySelector('[data-testid=route-' + k + ']').value);")
+            .await;
+        assert_eq!(fields, serde_json::json!(["64", "32", "32", "400"]));
+        let fabric = b.text("route-fabric").await;
+        assert!(fabric.contains("dgx-h100: one of its 8 rails"), "{fabric}");
+        b.screenshot("app-routing-system").await;
         // Back to the design view: its results are still there.
         b.click("view-design").await;
         b.wait_value("total-npus", |v| v == "4096").await;

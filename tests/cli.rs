@@ -952,13 +952,16 @@ fn predict_prints_an_iteration_with_its_parts_and_refuses_runs_that_do_not_fit()
     for (extra, says) in [
         (
             vec!["--tp", "8", "--pp", "1", "--dp", "16"],
-            "TP x PP x DP = 8 x 1 x 16 = 128, not the 256 NPUs",
+            "TP x CP x PP x DP = 8 x 1 x 1 x 16 = 128, not the 256 NPUs",
         ),
         (
             vec!["--tp", "32", "--pp", "1", "--dp", "8"],
             "the 48 attention heads are not divisible by TP 32",
         ),
-        (vec!["--tp", "8", "--pp", "3", "--dp", "32"], "TP x PP x DP"),
+        (
+            vec!["--tp", "8", "--pp", "3", "--dp", "32"],
+            "TP x CP x PP x DP",
+        ),
         (
             vec![
                 "--tp",
@@ -1076,7 +1079,7 @@ fn calibrate_fits_a_system_every_command_takes_and_names_bad_rows() {
         std::time::Duration::from_secs(60),
     );
     assert_eq!(code, 1);
-    assert!(err.contains("line 2: the run cannot be laid on dgx-a100: TP x PP x DP = 3 x 1 x 64 = 192, not the 64 NPUs"), "{err}");
+    assert!(err.contains("line 2: the run cannot be laid on dgx-a100: TP x CP x PP x DP = 3 x 1 x 1 x 64 = 192, not the 64 NPUs"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -1538,10 +1541,10 @@ fn predict_takes_llama_3_with_grouped_query_attention_swiglu_and_an_uneven_pipel
         "{m0:?} {m1:?} {m2:?}"
     );
     assert!(rel(m1.0 - m2.0, m2.0 - m3.0) < 1e-9, "{m1:?} {m2:?} {m3:?}");
-    assert!(
-        !m0.1 && m3.1,
-        "fits in 80 GB only with ZeRO-3: {m0:?} {m3:?}"
-    );
+    // Without recomputation 16 micro-batches of 8 layers' activations (SwiGLU keeps its
+    // gate and up outputs and the down projection's input, `6 f` bytes a token) stay about
+    // 80 GB: the weights and states fall from 57 GB to 2 with ZeRO-3.
+    assert!(!m0.1 && m0.0 - m3.0 > 50.0, "{m0:?} {m3:?}");
     eprintln!("Llama 3 405B on 8,192 H100s: {flat:.0} TFLOP/s per GPU, {interleaved:.0} with 4 chunks per stage, {fused_tflops:.0} with FlashAttention and sequence parallelism (measured: about 430)");
     for (extra, says) in [
         (
@@ -1551,6 +1554,83 @@ fn predict_takes_llama_3_with_grouped_query_attention_swiglu_and_an_uneven_pipel
         (vec!["--mlp", "relu"], "\"relu\" is not gelu or swiglu"),
     ] {
         let (code, _, err) = run(&line(&extra));
+        assert!(matches!(code, 1 | 2), "{extra:?}");
+        assert!(err.contains(says), "{extra:?}: {err}");
+    }
+}
+
+#[test]
+fn published_runs_and_a_mixture_of_experts_are_predicted_from_the_command_line() {
+    let (code, out, err) = run_cli(
+        &["published".to_string()],
+        None,
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(code, 0, "{err}");
+    let checks: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(checks.as_array().unwrap().len(), 18);
+    assert!(err.contains("18 runs: mean absolute error"), "{err}");
+    // DeepSeek-V3 on DeepSeek's cluster: its experts' all-to-alls show, by kind.
+    let line = [
+        "predict",
+        "--system",
+        "hgx-h800",
+        "--model",
+        "deepseek-v3",
+        "--npus",
+        "2048",
+        "--tp",
+        "1",
+        "--pp",
+        "16",
+        "--ep",
+        "64",
+        "--dp",
+        "128",
+        "--micro-batch",
+        "1",
+        "--flash-attention",
+        "--dtype",
+        "fp8",
+        "--zero",
+        "1",
+    ]
+    .map(String::from);
+    let (code, out, err) = run_cli(&line, None, std::time::Duration::from_secs(30));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let b = &v["breakdown"];
+    assert!(b["ep_comm_ns"].as_f64().unwrap() > 0.0);
+    assert_eq!(b["tp_comm_ns"].as_f64().unwrap(), 0.0);
+    let tokens = v["tokens_per_s_per_npu"].as_f64().unwrap();
+    // Model FLOPs per token of the 37 B active weights and MLA's core: about 6 x 37e9.
+    let per_token = v["tflops_per_npu"].as_f64().unwrap() * 1e12 / tokens;
+    assert!(
+        per_token > 6.0 * 37e9 && per_token < 6.0 * 48e9,
+        "{per_token}"
+    );
+    assert_eq!(v["run"]["moe"]["experts"], 256);
+    // Bad input names its rule.
+    for (extra, says) in [
+        (
+            vec!["--ep", "48", "--dp", "48", "--npus", "768"],
+            "not divisible by EP 48",
+        ),
+        (
+            vec!["--top-k", "300"],
+            "top-k 300 is more than the 256 experts",
+        ),
+        (vec!["--moe-layers", "most"], "is not all, after:K, every:N"),
+        (vec!["--dtype", "fp4"], "\"fp4\" is not bf16 or fp8"),
+    ] {
+        let mut a: Vec<String> = line.to_vec();
+        for pair in extra.chunks(2) {
+            match a.iter().position(|x| x == pair[0]) {
+                Some(i) => a[i + 1] = pair[1].to_string(),
+                None => a.extend(pair.iter().map(|s| s.to_string())),
+            }
+        }
+        let (code, _, err) = run_cli(&a, None, std::time::Duration::from_secs(30));
         assert!(matches!(code, 1 | 2), "{extra:?}");
         assert!(err.contains(says), "{extra:?}: {err}");
     }

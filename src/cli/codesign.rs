@@ -59,6 +59,18 @@ pub(super) fn preset_of(args: &Args) -> Result<Option<ModelPreset>, ArgError> {
 /// its sizes, any field overridable.
 fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
     let preset = preset_of(args)?;
+    if let Some(p) = preset.filter(|p| p.is_moe()) {
+        return Err(ArgError::Bad {
+            option: "model".into(),
+            message: format!(
+                "{} is a mixture of experts: the workload builder (codesign, scenario --model) \
+                 takes dense models only so far ({}); `predict --model {}` times it",
+                p.key(),
+                ModelPreset::DENSE.map(ModelPreset::key).join(", "),
+                p.key()
+            ),
+        });
+    }
     let mut t = match preset {
         Some(p) => p.transformer(),
         None => Transformer {

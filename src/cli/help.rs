@@ -48,7 +48,7 @@ rule); 2 the command line is malformed: an unknown command or option, a missing 
 that is not of its option's form, an unexpected argument.
 ";
 
-pub const COMMANDS: [Command; 16] = [
+pub const COMMANDS: [Command; 17] = [
     Command {
         name: "evaluate",
         summary: "time and cost of a scenario at given bandwidths, as JSON",
@@ -217,19 +217,35 @@ policy: mean_jct_s, makespan_s, throughput, mean_slowdown.
         page: "\
 Usage: libra-studio predict --system NAME|SYSTEM.json --model custom|gpt3-175b|llama3-405b|...
                             [--layers L --hidden H --ffn F --heads A --seq-len S --global-batch G]
-                            [--kv-heads K] [--mlp gelu|swiglu]
-                            --micro-batch B --npus N --tp T --pp P --dp D
-                            [--recompute none|selective|full] [--vocab V]
-                            [--virtual-stages V] [--overlap-dp] [--flash-attention]
-                            [--sequence-parallel] [--zero 0|1|2|3]
+                            [--kv-heads K] [--mlp gelu|swiglu] [--vocab V]
+                            [--experts E --top-k K --expert-ffn F [--shared-experts S]
+                             [--moe-layers all|after:K|every:N] [--capacity-factor C]
+                             [--node-limit M]]
+                            --micro-batch B --npus N --tp T [--cp C] --pp P [--ep E] --dp D
+                            [--recompute none|selective|full] [--virtual-stages V]
+                            [--overlap-dp] [--overlap-ep] [--flash-attention]
+                            [--sequence-parallel] [--zero 0|1|2|3] [--dtype bf16|fp8]
 
-A Megatron-style GPT (TP innermost, then DP, then PP; 1F1B; gradients all-reduced after the
-backward pass) timed by the shape of its work on the system's accelerator and tiers
-(docs/predict.md). Prints time_ns, compute_ns, exposed_comm_ns, tflops_per_npu, mfu, memory_gb,
-fits (the HBM) and a breakdown. The system defaults to dgx-a100 (calibrated on measured runs); --vocab defaults
-to GPT-2's 50,257 for custom models, --recompute to full. --virtual-stages V interleaves V model
-chunks per stage (1F1B interleaved: V times the sends, 1/V of the bubble); --overlap-dp reduces
-the DP gradients during the last backward pass instead of after it.
+A Megatron-style transformer (TP innermost, then CP, then DP, then PP; 1F1B; gradients reduced
+after the backward pass) timed by the shape of its work on the system's accelerator and tiers
+(docs/predict.md). Models: gpt3-175b, llama2-70b, bloom-176b, mt-nlg-530b, llama3-8b/70b/405b,
+mixtral-8x7b, mixtral-8x22b, deepseek-v3 (its MLA exactly, its multi-token prediction left
+out), or custom; a preset's sizes can be overridden. Prints time_ns, compute_ns,
+exposed_comm_ns, tflops_per_npu (model FLOPs without recomputation), tokens_per_s_per_npu, mfu
+(over the dense BF16 peak), memory_gb, fits (the HBM) and a breakdown by kind of traffic (TP,
+CP, EP, pipeline, DP). The system defaults to dgx-a100 (calibrated on measured runs); --vocab
+defaults to GPT-2's 50,257 for custom models, --recompute to full.
+
+  --cp C              context parallelism: the sequence over C ranks, keys and values passed
+                      around the CP ring behind the attention core
+  --ep E              expert parallelism folded into the stage's TP x CP x DP ranks (experts
+                      whole on a GPU); a MoE with TP > 1 needs --sequence-parallel
+  --node-limit M      node-limited routing: at most M copies of a token leave its node
+  --overlap-ep        EP's all-to-alls behind another micro-batch's compute (DualPipe)
+  --virtual-stages V  V model chunks per stage (interleaved 1F1B: V times the sends, 1/V of
+                      the bubble)
+  --overlap-dp        the DP gradients reduced during the last backward pass
+  --dtype fp8         the layers' weight products at the FP8 peak, MoE dispatch in FP8
 ",
         reads_scenario: false,
     },
@@ -259,6 +275,21 @@ Usage: libra-studio validate --system NAME|SYSTEM.json --runs RUNS.csv [--runs M
 Every run predicted: the absolute relative error (mean, median, worst, per model), Spearman's
 rank correlation within each model and the measured time of the configuration predicted fastest
 over the measured fastest. JSON on standard output, a table on standard error.
+",
+        reads_scenario: false,
+    },
+    Command {
+        name: "published",
+        summary:
+            "published training runs (Megatron, Llama 3, DeepSeek-V3, Mixtral) against predict",
+        page: "\
+Usage: libra-studio published
+
+Every published run the tool is held against (src/predict/published.rs: Korthikanti et al.
+2022's Table 5 on A100s, Llama 3 405B on Meta's cluster, DeepSeek-V3 on H800s and H100s,
+Mixtral and Llama 3 on DGX H100 from NVIDIA's published benchmarks), predicted as `predict`
+would, beside the reported figure (seconds, TFLOP/s or tokens/s per GPU) and its source. JSON on
+standard output, a table on standard error. Nothing here was fitted to these figures.
 ",
         reads_scenario: false,
     },

@@ -89,6 +89,7 @@ pub fn run<S: AsRef<OsStr>>(args: &[S], out: &mut dyn Write, err: &mut dyn Write
         Some("predict") => predict::predict(rest),
         Some("calibrate") => predict::calibrate(rest, err),
         Some("validate") => predict::validate(rest, err),
+        Some("published") => predict::published(rest, err),
         Some("systems") => systems::systems(rest),
         Some("network") => args::Args::parse(rest, &[], &[])
             .and_then(|a| a.no_positional())

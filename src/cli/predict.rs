@@ -7,13 +7,76 @@ use crate::codesign::preset::ModelPreset;
 use crate::format::number;
 use crate::predict::calibrate::{calibrate as fit, held, weighted, CalibrationError, PARAMETERS};
 use crate::predict::measured::{read_runs, MeasuredRun};
-use crate::predict::run::{Mlp, Recompute, TrainingRun, GPT2_VOCAB};
+use crate::predict::moe::Moe;
+use crate::predict::run::{Dtype, Mlp, Recompute, TrainingRun, GPT2_VOCAB};
 use crate::predict::step::{predict as step, Prediction};
 use crate::predict::system::{Calibration, System};
 use crate::predict::validation::{validate as compare, Validation};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
+
+/// The experts `--experts --top-k --shared-experts --expert-ffn --moe-layers
+/// --capacity-factor` describe, each over the preset's; None without experts.
+fn moe_of(args: &Args, preset: Option<Moe>) -> Result<Option<Moe>, ArgError> {
+    let experts = whole(args, "experts")?;
+    let Some(base) = preset.or_else(|| {
+        experts.map(|experts| Moe {
+            experts,
+            top_k: 1,
+            shared_experts: 0,
+            expert_ffn: 0,
+            first_dense: 0,
+            every: 1,
+            capacity_factor: 1.0,
+            node_limit: None,
+        })
+    }) else {
+        for name in [
+            "top-k",
+            "shared-experts",
+            "expert-ffn",
+            "moe-layers",
+            "capacity-factor",
+            "node-limit",
+        ] {
+            if args.one(name)?.is_some() {
+                return Err(ArgError::Bad {
+                    option: name.into(),
+                    message: "needs --experts (or a model with experts)".into(),
+                });
+            }
+        }
+        return Ok(None);
+    };
+    let (first_dense, every) = match args.one("moe-layers")? {
+        None => (base.first_dense, base.every),
+        Some(text) => Moe::parse_layers(text).ok_or_else(|| ArgError::Bad {
+            option: "moe-layers".into(),
+            message: format!("\"{text}\" is not all, after:K, every:N or after:K,every:N"),
+        })?,
+    };
+    let expert_ffn = whole(args, "expert-ffn")?.unwrap_or(base.expert_ffn);
+    if expert_ffn == 0 {
+        return Err(ArgError::Required("expert-ffn"));
+    }
+    Ok(Some(Moe {
+        experts: experts.unwrap_or(base.experts),
+        top_k: whole(args, "top-k")?.unwrap_or(base.top_k),
+        shared_experts: args
+            .parsed("shared-experts", "a whole number", |_: &u32| true)?
+            .unwrap_or(base.shared_experts),
+        expert_ffn,
+        first_dense,
+        every,
+        capacity_factor: args
+            .parsed("capacity-factor", "a number of at least 1", |c: &f64| {
+                c.is_finite() && *c >= 1.0
+            })?
+            .unwrap_or(base.capacity_factor),
+        node_limit: whole(args, "node-limit")?.or(base.node_limit),
+    }))
+}
 
 /// A system by preset name, or a system JSON file (default dgx-a100): the step model's view.
 fn system(args: &Args) -> Result<System, Failure> {
@@ -33,8 +96,18 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 19] = [
+const PREDICT_OPTIONS: [&str; 29] = [
     "system",
+    "node-limit",
+    "cp",
+    "ep",
+    "dtype",
+    "experts",
+    "top-k",
+    "shared-experts",
+    "expert-ffn",
+    "moe-layers",
+    "capacity-factor",
     "zero",
     "kv-heads",
     "mlp",
@@ -71,12 +144,20 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(
         args,
         &PREDICT_OPTIONS,
-        &["overlap-dp", "flash-attention", "sequence-parallel"],
+        &[
+            "overlap-dp",
+            "overlap-ep",
+            "flash-attention",
+            "sequence-parallel",
+        ],
     )?;
     args.no_positional()?;
     let system = system(&args)?;
     let preset = super::codesign::preset_of(&args)?;
-    let t = preset.map(ModelPreset::transformer);
+    let base = preset.map(ModelPreset::run);
+    let from = |name: &'static str, f: fn(&TrainingRun) -> u32| -> Result<u32, ArgError> {
+        needed(&args, name, base.as_ref().map(f))
+    };
     let recompute = match args.one("recompute")? {
         None => Recompute::Full,
         Some(r) => Recompute::parse(r).ok_or_else(|| ArgError::Bad {
@@ -84,43 +165,50 @@ pub fn predict(args: &[OsString]) -> Result<String, Failure> {
             message: format!("\"{r}\" is not none, selective or full"),
         })?,
     };
-    // A SwiGLU preset (Llama) carries its published three-matrix FFN and its key-value heads.
     let mlp = match args.one("mlp")? {
         Some(m) => Mlp::parse(m).ok_or_else(|| ArgError::Bad {
             option: "mlp".into(),
             message: format!("\"{m}\" is not gelu or swiglu"),
         })?,
-        None if preset.and_then(ModelPreset::swiglu_ffn).is_some() => Mlp::Swiglu,
-        None => Mlp::Gelu,
+        None => base.as_ref().map_or(Mlp::Gelu, |b| b.mlp),
     };
-    let preset_ffn = match mlp {
-        Mlp::Swiglu => preset.and_then(ModelPreset::swiglu_ffn),
-        Mlp::Gelu => t.as_ref().map(|t| t.ffn),
+    let dtype = match args.one("dtype")? {
+        Some(d) => Dtype::parse(d).ok_or_else(|| ArgError::Bad {
+            option: "dtype".into(),
+            message: format!("\"{d}\" is not bf16 or fp8"),
+        })?,
+        None => Dtype::Bf16,
     };
     let run = TrainingRun {
-        layers: needed(&args, "layers", t.as_ref().map(|t| t.layers))?,
-        hidden: needed(&args, "hidden", t.as_ref().map(|t| t.hidden))?,
-        ffn: whole(&args, "ffn")?.or(preset_ffn),
-        heads: needed(&args, "heads", t.as_ref().map(|t| t.heads))?,
-        kv_heads: whole(&args, "kv-heads")?.or(preset.and_then(ModelPreset::kv_heads)),
+        layers: from("layers", |b| b.layers)?,
+        hidden: from("hidden", |b| b.hidden)?,
+        ffn: whole(&args, "ffn")?.or(base.as_ref().and_then(|b| b.ffn)),
+        heads: from("heads", |b| b.heads)?,
+        kv_heads: whole(&args, "kv-heads")?.or(base.as_ref().and_then(|b| b.kv_heads)),
         mlp,
-        seq_len: needed(&args, "seq-len", t.as_ref().map(|t| t.seq_len))?,
+        seq_len: from("seq-len", |b| b.seq_len)?,
         vocab: whole(&args, "vocab")?
-            .or(preset.map(|p| p.vocab() as u32))
+            .or(base.as_ref().map(|b| b.vocab))
             .unwrap_or(GPT2_VOCAB),
-        global_batch: needed(&args, "global-batch", t.as_ref().map(|t| t.global_batch))?,
+        global_batch: from("global-batch", |b| b.global_batch)?,
         micro_batch: needed(&args, "micro-batch", None)?,
         tp: needed(&args, "tp", None)?,
+        cp: whole(&args, "cp")?.unwrap_or(1),
         pp: needed(&args, "pp", None)?,
+        ep: whole(&args, "ep")?.unwrap_or(1),
         dp: needed(&args, "dp", None)?,
         recompute,
         virtual_stages: whole(&args, "virtual-stages")?.unwrap_or(1),
         overlap_dp: args.flag("overlap-dp"),
+        overlap_ep: args.flag("overlap-ep"),
         flash_attention: args.flag("flash-attention"),
         sequence_parallel: args.flag("sequence-parallel"),
         zero: args
             .parsed("zero", "0, 1, 2 or 3", |z: &u8| *z <= 3)?
             .unwrap_or(0),
+        dtype,
+        moe: moe_of(&args, base.as_ref().and_then(|b| b.moe.clone()))?,
+        mla: base.and_then(|b| b.mla),
     };
     let npus = needed(&args, "npus", None)?;
     run.check(&system, npus)
@@ -263,4 +351,37 @@ pub fn validate(args: &[OsString], err: &mut dyn Write) -> Result<String, Failur
     let v = compare(&system, &sets.concat());
     let _ = write!(err, "{}", table(&v));
     Ok(serde_json::to_string_pretty(&v).expect("json"))
+}
+
+/// `published`: the published runs (`predict::published`) beside their predictions: JSON on
+/// standard output, a table on standard error.
+pub fn published(args: &[OsString], err: &mut dyn Write) -> Result<String, Failure> {
+    let args = Args::parse(args, &[], &[])?;
+    args.no_positional()?;
+    let checks = crate::predict::published::check_published().map_err(Failure::Input)?;
+    let mut table = String::from("predicted   reported    error  fits  run\n");
+    for c in &checks {
+        let reported = match c.reported {
+            crate::predict::published::Reported::Seconds(v) => format!("{v:.2} s"),
+            crate::predict::published::Reported::TflopsPerGpu(v) => format!("{v:.0} TF/s"),
+            crate::predict::published::Reported::TokensPerSPerGpu(v) => format!("{v:.0} tok/s"),
+        };
+        table += &format!(
+            "{:>9.2} {:>11} {:>+7.1}%  {:<4}  {} ({})\n",
+            c.predicted,
+            reported,
+            100.0 * c.error,
+            if c.fits { "yes" } else { "no" },
+            c.name,
+            c.system
+        );
+    }
+    let mean = checks.iter().map(|c| c.error.abs()).sum::<f64>() / checks.len() as f64;
+    table += &format!(
+        "{} runs: mean absolute error {:.1}%\n",
+        checks.len(),
+        100.0 * mean
+    );
+    let _ = write!(err, "{table}");
+    Ok(serde_json::to_string_pretty(&checks).expect("json"))
 }

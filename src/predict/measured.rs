@@ -128,14 +128,20 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             global_batch: whole(1)?,
             micro_batch: whole(2)?,
             tp: whole(7)?,
+            cp: 1,
             pp: whole(9)?,
+            ep: 1,
             dp: whole(8)?,
             recompute: Recompute::Full,
             virtual_stages: 1,
             overlap_dp: false,
+            overlap_ep: false,
             flash_attention: false,
             sequence_parallel: false,
             zero: 0,
+            dtype: Default::default(),
+            moe: None,
+            mla: None,
         };
         run.check(system, npus)
             .map_err(|source| MeasuredError::Rule {
@@ -168,7 +174,7 @@ mod tests {
         let system = System::dgx_a100();
         for (row, says) in [
             ("3.6,60,512,8,3072,32,30,2048,1,60,1,3566.5", "line 2: the run cannot be laid on dgx-a100: 60 NPUs are not a whole number of dgx-a100's scale-up domains of 8"),
-            ("3.6,64,512,8,3072,32,30,2048,2,64,1,3566.5", "line 2: the run cannot be laid on dgx-a100: TP x PP x DP = 2 x 1 x 64 = 128, not the 64 NPUs"),
+            ("3.6,64,512,8,3072,32,30,2048,2,64,1,3566.5", "line 2: the run cannot be laid on dgx-a100: TP x CP x PP x DP = 2 x 1 x 1 x 64 = 128, not the 64 NPUs"),
             ("3.6,64,512,8,3072,30,30,2048,4,16,1,3566.5", "the 30 attention heads are not divisible by TP 4"),
             ("3.6,64,512,8,3072,32,30,2048,1,64,1,-3", "line 2: the iteration time must be a positive number of ms, got -3"),
             ("3.6,64,512,x,3072,32,30,2048,1,64,1,3", "line 2, column 4 (micro batch): expected a whole number of at least 1, got \"x\""),

@@ -5,8 +5,12 @@
 //! and the least-squares calibration of a system to them ([`calibrate`]).
 
 pub mod accelerator;
+pub mod attention;
 pub mod calibrate;
 pub mod measured;
+pub mod models;
+pub mod moe;
+pub mod published;
 pub mod run;
 pub mod step;
 pub mod system;

@@ -1,8 +1,32 @@
 //! A training run of a GPT-style transformer as Megatron lays it out: TP innermost, then DP, then
 //! PP (pipeline neighbours are TP x DP ranks apart), and the rules that make it fit a system.
 
+use super::attention::Mla;
+use super::moe::{Moe, MoeError};
 use super::system::System;
 use serde::{Deserialize, Serialize};
+
+/// The element type of the matrix products.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dtype {
+    /// BF16 products at the accelerator's dense BF16 peak.
+    #[default]
+    Bf16,
+    /// FP8 products of the layers' weight matrices at its dense FP8 peak (Transformer Engine;
+    /// DeepSeek-V3): the attention core and the output layer stay BF16, MoE dispatch sends FP8.
+    Fp8,
+}
+
+impl Dtype {
+    pub fn parse(text: &str) -> Option<Dtype> {
+        match text.trim() {
+            "bf16" => Some(Dtype::Bf16),
+            "fp8" => Some(Dtype::Fp8),
+            _ => None,
+        }
+    }
+}
 
 /// What is recomputed in the backward pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -70,7 +94,14 @@ pub struct TrainingRun {
     pub global_batch: u32,
     pub micro_batch: u32,
     pub tp: u32,
+    /// Context parallelism: the sequence split over `cp` ranks (ring attention).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cp: u32,
     pub pp: u32,
+    /// Expert parallelism: the experts of a MoE layer split over `ep` ranks, folded into the
+    /// stage's TP x CP x DP ranks ([`Moe`]).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ep: u32,
     pub dp: u32,
     #[serde(default)]
     pub recompute: Recompute,
@@ -80,6 +111,10 @@ pub struct TrainingRun {
     /// The DP gradient reduction overlapped with the backward pass.
     #[serde(default)]
     pub overlap_dp: bool,
+    /// EP's all-to-alls run while another micro-batch computes (DeepSeek's DualPipe,
+    /// Megatron-Core's overlapped 1F1B): only what outlasts a MoE layer's compute shows.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub overlap_ep: bool,
     /// A fused attention core (FlashAttention): no `s x s` scores written or kept.
     #[serde(default, skip_serializing_if = "is_false")]
     pub flash_attention: bool,
@@ -91,6 +126,18 @@ pub struct TrainingRun {
     /// the weights (3) sharded over DP.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub zero: u8,
+    #[serde(default)]
+    pub dtype: Dtype,
+    /// A mixture of experts (None: every MLP dense).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<Moe>,
+    /// Multi-head latent attention (None: multi-head or grouped-query).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<Mla>,
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 fn is_zero(v: &u8) -> bool {
@@ -113,14 +160,23 @@ pub const GPT2_VOCAB: u32 = 50_257;
 pub enum RunError {
     #[error("{field} must be at least 1")]
     Zero { field: &'static str },
-    #[error("TP x PP x DP = {tp} x {pp} x {dp} = {product}, not the {npus} NPUs")]
+    #[error("TP x CP x PP x DP = {tp} x {cp} x {pp} x {dp} = {product}, not the {npus} NPUs")]
     Product {
         tp: u32,
+        cp: u32,
         pp: u32,
         dp: u32,
         product: u64,
         npus: u32,
     },
+    #[error("CP {cp} does not divide the sequence of {seq_len}")]
+    Cp { cp: u32, seq_len: u32 },
+    #[error(transparent)]
+    Moe(#[from] MoeError),
+    #[error("{accelerator} has no FP8 tensor cores (dtype fp8)")]
+    Fp8 { accelerator: String },
+    #[error("multi-head latent attention has no key-value heads (kv_heads must be unset)")]
+    MlaKv,
     #[error("{npus} NPUs are not a whole number of {system}'s scale-up domains of {domain}")]
     Domain {
         npus: u32,
@@ -155,9 +211,66 @@ pub enum RunError {
 impl TrainingRun {
     /// NPUs the run uses (saturated at u64::MAX).
     pub fn npus(&self) -> u64 {
+        self.fold().saturating_mul(u64::from(self.pp))
+    }
+
+    /// The TP x CP x DP ranks of one pipeline stage (what expert layers fold into EP x EDP).
+    pub fn fold(&self) -> u64 {
         u64::from(self.tp)
-            .saturating_mul(u64::from(self.pp))
+            .saturating_mul(u64::from(self.cp))
             .saturating_mul(u64::from(self.dp))
+    }
+
+    /// The MLP's weight matrices: 2 (GeLU) or 3 (SwiGLU).
+    pub fn mlp_matrices(&self) -> f64 {
+        match self.mlp {
+            Mlp::Gelu => 2.0,
+            Mlp::Swiglu => 3.0,
+        }
+    }
+
+    /// Weights of a MoE layer's MLP side: the router (`h x E`), and the experts a token uses
+    /// (`active`: top-k and the shared ones) or all of them.
+    pub fn moe_mlp_params(&self, active: bool) -> f64 {
+        let Some(m) = &self.moe else { return 0.0 };
+        let h = f64::from(self.hidden);
+        let experts = match active {
+            true => m.top_k + m.shared_experts,
+            false => m.experts + m.shared_experts,
+        };
+        h * f64::from(m.experts) + f64::from(experts) * m.expert_params(h, self.mlp_matrices())
+    }
+
+    /// Norm weights of a layer: two LayerNorms with biases and the biases of GPT's GeLU layers
+    /// (`4 h + f + h + 4 h`), two RMSNorms for SwiGLU layers (`2 h`).
+    fn norm_params(&self) -> f64 {
+        let (h, f) = (f64::from(self.hidden), self.ffn());
+        match self.mlp {
+            Mlp::Gelu => 9.0 * h + f,
+            Mlp::Swiglu => 2.0 * h,
+        }
+    }
+
+    /// Dense and MoE layers.
+    pub fn layer_kinds(&self) -> (u32, u32) {
+        let moe = self.moe.as_ref().map_or(0, |m| m.moe_layers(self.layers));
+        (self.layers - moe.min(self.layers), moe)
+    }
+
+    /// Weights of every layer (all experts).
+    pub fn total_layer_params(&self) -> f64 {
+        let (dense, moe) = self.layer_kinds();
+        let attention = self.attention_params() + self.norm_params();
+        f64::from(dense) * self.layer_params()
+            + f64::from(moe) * (attention + self.moe_mlp_params(false))
+    }
+
+    /// Weights every token passes through in the layers (top-k and shared experts).
+    pub fn active_layer_params(&self) -> f64 {
+        let (dense, moe) = self.layer_kinds();
+        let attention = self.attention_params() + self.norm_params();
+        f64::from(dense) * self.layer_params()
+            + f64::from(moe) * (attention + self.moe_mlp_params(true))
     }
 
     /// The MLP's inner size.
@@ -175,28 +288,19 @@ impl TrainingRun {
         f64::from(self.kv()) * f64::from(self.hidden) / f64::from(self.heads)
     }
 
-    /// The weights of one layer's matrices: attention `2 h^2 + 2 h k` (queries and the output
-    /// projection `h x h`, keys and values `h x k`, `k` the key width), MLP `2 h f` (GeLU) or
-    /// `3 h f` (SwiGLU).
+    /// The weights of one dense layer's matrices: attention `2 h^2 + 2 h k` (queries and the
+    /// output projection `h x h`, keys and values `h x k`, `k` the key width; MLA's
+    /// [`TrainingRun::attention_params`]), MLP `2 h f` (GeLU) or `3 h f` (SwiGLU).
     pub fn layer_matrix_params(&self) -> f64 {
         let (h, f) = (f64::from(self.hidden), self.ffn());
-        let mlp = match self.mlp {
-            Mlp::Gelu => 2.0 * h * f,
-            Mlp::Swiglu => 3.0 * h * f,
-        };
-        2.0 * h * h + 2.0 * h * self.kv_width() + mlp
+        self.attention_params() + self.mlp_matrices() * h * f
     }
 
-    /// Parameters of one layer: the matrices, and for GPT's GeLU layers their biases and two
-    /// LayerNorms (`4 h + f + h + 4 h`: `12 h^2 + 13 h` for `f = 4 h` without grouping), for
+    /// Parameters of one dense layer: the matrices, and for GPT's GeLU layers their biases and
+    /// two LayerNorms (`4 h + f + h + 4 h`: `12 h^2 + 13 h` for `f = 4 h` without grouping), for
     /// SwiGLU layers two RMSNorms (`2 h`, no biases).
     pub fn layer_params(&self) -> f64 {
-        let (h, f) = (f64::from(self.hidden), self.ffn());
-        self.layer_matrix_params()
-            + match self.mlp {
-                Mlp::Gelu => 9.0 * h + f,
-                Mlp::Swiglu => 2.0 * h,
-            }
+        self.layer_matrix_params() + self.norm_params()
     }
 
     /// Layers of the busiest pipeline stage, `ceil(L / p)`, and of the last (which also holds
@@ -232,7 +336,9 @@ impl TrainingRun {
             ("global_batch", self.global_batch),
             ("micro_batch", self.micro_batch),
             ("tp", self.tp),
+            ("cp", self.cp),
             ("pp", self.pp),
+            ("ep", self.ep),
             ("dp", self.dp),
             ("virtual_stages", self.virtual_stages),
         ] {
@@ -243,6 +349,7 @@ impl TrainingRun {
         if self.npus() != u64::from(npus) {
             return Err(RunError::Product {
                 tp: self.tp,
+                cp: self.cp,
                 pp: self.pp,
                 dp: self.dp,
                 product: self.npus(),
@@ -283,6 +390,30 @@ impl TrainingRun {
         }
         if self.zero > 3 {
             return Err(RunError::ZeroStage(self.zero));
+        }
+        if !self.seq_len.is_multiple_of(self.cp) {
+            return Err(RunError::Cp {
+                cp: self.cp,
+                seq_len: self.seq_len,
+            });
+        }
+        match &self.moe {
+            Some(m) => {
+                m.check(self.layers, self.ep, self.fold())?;
+                if self.tp > 1 && !self.sequence_parallel {
+                    return Err(MoeError::NeedsSp { tp: self.tp }.into());
+                }
+            }
+            None if self.ep > 1 => return Err(MoeError::EpWithoutExperts { ep: self.ep }.into()),
+            None => {}
+        }
+        if self.dtype == Dtype::Fp8 && system.accelerator.fp8_tflops.is_none() {
+            return Err(RunError::Fp8 {
+                accelerator: system.accelerator.name.clone(),
+            });
+        }
+        if self.mla.is_some() && self.kv_heads.is_some() {
+            return Err(RunError::MlaKv);
         }
         let kv = self.kv();
         if kv == 0 {
@@ -325,30 +456,15 @@ impl TrainingRun {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codesign::preset::ModelPreset;
+    use crate::predict::models::ModelPreset;
 
     fn llama(p: ModelPreset, tp: u32, pp: u32, dp: u32) -> TrainingRun {
-        let t = p.transformer();
         TrainingRun {
-            layers: t.layers,
-            hidden: t.hidden,
-            ffn: p.swiglu_ffn(),
-            heads: t.heads,
-            kv_heads: p.kv_heads(),
-            mlp: Mlp::Swiglu,
-            seq_len: t.seq_len,
-            vocab: p.vocab() as u32,
-            global_batch: t.global_batch,
-            micro_batch: 1,
             tp,
             pp,
             dp,
             recompute: Recompute::None,
-            virtual_stages: 1,
-            overlap_dp: false,
-            flash_attention: false,
-            sequence_parallel: false,
-            zero: 0,
+            ..p.run()
         }
     }
 

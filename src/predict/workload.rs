@@ -33,14 +33,20 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         global_batch: t.global_batch,
         micro_batch: t.micro_batch,
         tp: t.parallelism.tp,
+        cp: 1,
         pp: t.parallelism.pp,
+        ep: 1,
         dp: t.parallelism.dp,
         recompute,
         virtual_stages: 1,
         overlap_dp: false,
+        overlap_ep: false,
         flash_attention: false,
         sequence_parallel: false,
         zero: 0,
+        dtype: Default::default(),
+        moe: None,
+        mla: None,
     }
 }
 

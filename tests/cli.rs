@@ -515,7 +515,7 @@ fn codesign_says_which_limit_fails() {
                 "--shape",
                 "R4 x SW1024",
             ],
-            "--tp x --pp x --dp = 512, but --npus is 4096",
+            "--tp x --cp x --pp x --dp = 512, but --npus is 4096",
             2,
         ),
     ] {
@@ -1634,4 +1634,84 @@ fn published_runs_and_a_mixture_of_experts_are_predicted_from_the_command_line()
         assert!(matches!(code, 1 | 2), "{extra:?}");
         assert!(err.contains(says), "{extra:?}: {err}");
     }
+}
+
+#[test]
+fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
+    // Mixtral 8x7B on 64 H100s: experts over 8 ranks (2 in a node, 4 nodes), its all-to-alls on
+    // both tiers; the optimizer certifies the bandwidths for the budget.
+    let (code, out, err) = run(&args(&[
+        "scenario",
+        "--model",
+        "mixtral-8x7b",
+        "--npus",
+        "64",
+        "--tp",
+        "1",
+        "--pp",
+        "4",
+        "--dp",
+        "16",
+        "--ep",
+        "8",
+        "--global-batch",
+        "256",
+        "--shape",
+        "SW8:nvlink4 x SW8:ib-ndr",
+        "--system",
+        "dgx-h100",
+        "--budget",
+        "2e6",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let sc: Value = serde_json::from_str(&out).unwrap();
+    let c = &sc["workloads"][0]["communicator"];
+    assert_eq!(c["expert"], serde_json::json!([2, 4]));
+    let path = std::env::temp_dir().join(format!("mixtral-{}.json", std::process::id()));
+    std::fs::write(&path, &out).unwrap();
+    let (code, out, err) = run(&args(&["optimize", "--scenario", path.to_str().unwrap()]));
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["gap"].as_f64().unwrap() <= 1e-6);
+    let labels: Vec<String> = v["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["label"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        labels.iter().any(|l| l.ends_with("AllToAll over expert")),
+        "{labels:?}"
+    );
+    std::fs::remove_file(&path).ok();
+    // The co-design still searches dense models only, and says so.
+    let (code, _, err) = run(&args(&[
+        "codesign",
+        "--model",
+        "mixtral-8x7b",
+        "--npus",
+        "64",
+    ]));
+    assert_eq!(code, 2);
+    assert!(err.contains("mixture of experts"), "{err}");
+    // EP must carve the stage's ranks.
+    let (code, _, err) = run(&args(&[
+        "scenario",
+        "--model",
+        "mixtral-8x7b",
+        "--npus",
+        "64",
+        "--tp",
+        "1",
+        "--pp",
+        "4",
+        "--dp",
+        "16",
+        "--ep",
+        "3",
+        "--shape",
+        "SW8 x SW8",
+    ]));
+    assert_eq!(code, 1);
+    assert!(err.contains("not divisible by EP 3"), "{err}");
 }

@@ -188,6 +188,7 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
         input_grad: groups(rng),
         weight_grad: groups(rng),
         pipeline: Vec::new(),
+        ..Default::default()
     };
     let phase = |rng: &mut Rng| {
         Phase::new(

@@ -39,6 +39,7 @@ fn phase(rng: &mut Rng) -> Phase {
         collective: Collective::ALL[rng.below(Collective::ALL.len())],
         size_bytes: number(rng),
         count: 1 + rng.below(3) as u32,
+        over: Default::default(),
     }
 }
 
@@ -111,6 +112,7 @@ fn random_scenario(rng: &mut Rng) -> Scenario {
                 } else {
                     groups(rng)
                 },
+                ..Default::default()
             },
         });
     }

@@ -57,14 +57,19 @@ pub(super) fn preset_of(args: &Args) -> Result<Option<ModelPreset>, ArgError> {
 
 /// The transformer and memory options: a preset (`--model gpt3-175b`) or `--model custom` with
 /// its sizes, any field overridable.
-fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
+/// `architecture`: whether the command takes [`ARCHITECTURE_OPTIONS`] (`scenario --model`; the
+/// co-design searches dense models on TP x PP x DP).
+fn model(
+    args: &Args,
+    architecture_options: bool,
+) -> Result<(Transformer, MemoryOptions), ArgError> {
     let preset = preset_of(args)?;
-    if let Some(p) = preset.filter(|p| p.is_moe()) {
+    if let Some(p) = preset.filter(|p| p.is_moe() && !architecture_options) {
         return Err(ArgError::Bad {
             option: "model".into(),
             message: format!(
-                "{} is a mixture of experts: the workload builder (codesign, scenario --model) \
-                 takes dense models only so far ({}); `predict --model {}` times it",
+                "{} is a mixture of experts: the co-design searches dense models only so far \
+                 ({}); `scenario --model {}` builds it and `predict` times it",
                 p.key(),
                 ModelPreset::DENSE.map(ModelPreset::key).join(", "),
                 p.key()
@@ -135,7 +140,42 @@ fn model(args: &Args) -> Result<(Transformer, MemoryOptions), ArgError> {
         }
     };
     memory.zero3 = args.flag("zero3");
+    if architecture_options {
+        architecture(args, &mut t)?;
+    }
     Ok((t, memory))
+}
+
+/// The options `scenario --model` takes beyond the co-design's: grouped-query attention, the
+/// MLP kind, experts, and context and expert parallelism.
+const ARCHITECTURE_OPTIONS: [&str; 11] = [
+    "kv-heads",
+    "mlp",
+    "experts",
+    "top-k",
+    "shared-experts",
+    "expert-ffn",
+    "moe-layers",
+    "capacity-factor",
+    "node-limit",
+    "cp",
+    "ep",
+];
+
+fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
+    if let Some(kv) = whole(args, "kv-heads")? {
+        t.kv_heads = Some(kv);
+    }
+    if let Some(m) = args.one("mlp")? {
+        t.mlp = crate::model::mlp::Mlp::parse(m).ok_or_else(|| ArgError::Bad {
+            option: "mlp".into(),
+            message: format!("\"{m}\" is not gelu or swiglu"),
+        })?;
+    }
+    t.moe = super::predict::moe_of(args, t.moe.clone())?;
+    t.cp = whole(args, "cp")?.unwrap_or(1);
+    t.ep = whole(args, "ep")?.unwrap_or(1);
+    Ok(())
 }
 
 fn npus(args: &Args) -> Result<u32, ArgError> {
@@ -213,7 +253,7 @@ pub fn codesign(args: &[OsString]) -> Result<String, Failure> {
         .collect();
     let args = Args::parse(args, &valued, &["zero3", "timings"])?;
     args.no_positional()?;
-    let (t, memory) = model(&args)?;
+    let (t, memory) = model(&args, false)?;
     let npus = npus(&args)?;
     let chosen = super::systems::chosen(&args)?;
     let hbm_gb = match args.one("hbm-gb")? {
@@ -287,11 +327,12 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
             "cost",
             "system",
         ])
+        .chain(&ARCHITECTURE_OPTIONS)
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3"])?;
     args.no_positional()?;
-    let (t, memory) = model(&args)?;
+    let (t, memory) = model(&args, true)?;
     let npus = npus(&args)?;
     let degree = |o: &'static str| whole(&args, o)?.ok_or(ArgError::Required(o));
     let parallelism = Parallelism {
@@ -299,10 +340,13 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         pp: degree("pp")?,
         dp: degree("dp")?,
     };
-    let product = u64::from(parallelism.tp) * u64::from(parallelism.pp) * u64::from(parallelism.dp);
+    let product = u64::from(parallelism.tp)
+        * u64::from(t.cp)
+        * u64::from(parallelism.pp)
+        * u64::from(parallelism.dp);
     if product != u64::from(npus) {
         return Err(Failure::Usage(format!(
-            "--tp x --pp x --dp = {product}, but --npus is {npus}"
+            "--tp x --cp x --pp x --dp = {product}, but --npus is {npus}"
         )));
     }
     let order = match args.one("mapping")? {

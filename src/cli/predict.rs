@@ -18,7 +18,7 @@ use std::io::Write;
 
 /// The experts `--experts --top-k --shared-experts --expert-ffn --moe-layers
 /// --capacity-factor` describe, each over the preset's; None without experts.
-fn moe_of(args: &Args, preset: Option<Moe>) -> Result<Option<Moe>, ArgError> {
+pub(super) fn moe_of(args: &Args, preset: Option<Moe>) -> Result<Option<Moe>, ArgError> {
     let experts = whole(args, "experts")?;
     let Some(base) = preset.or_else(|| {
         experts.map(|experts| Moe {

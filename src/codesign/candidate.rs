@@ -98,6 +98,7 @@ pub fn communicator_of(choice: &Choice, mapping: &Mapping) -> Communicator {
         } else {
             Vec::new()
         },
+        ..Default::default()
     }
 }
 

@@ -872,9 +872,10 @@ fn divisible(setup: &CodesignSetup) -> Vec<(Parallelism, u32)> {
     let t = &setup.model;
     let n = setup.npus;
     let mut out = Vec::new();
+    let kv = t.kv_heads.unwrap_or(t.heads);
     for tp in divisors(n)
         .into_iter()
-        .filter(|tp| t.heads.is_multiple_of(*tp))
+        .filter(|tp| t.heads.is_multiple_of(*tp) && kv.is_multiple_of(*tp))
     {
         for pp in divisors(n / tp)
             .into_iter()

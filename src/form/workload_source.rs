@@ -136,7 +136,7 @@ impl TransformerForm {
                 dp: whole(12)?,
             },
             dp_collective: self.dp_collective,
-            order: Default::default(),
+            ..Transformer::gpt3()
         })
     }
 
@@ -223,6 +223,7 @@ pub fn import_workload(
                 input_grad: m.tp,
                 weight_grad: m.dp,
                 pipeline: if p.pp > 1 { m.pp } else { Vec::new() },
+                ..Default::default()
             }
         }
     };

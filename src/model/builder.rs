@@ -30,10 +30,15 @@
 //! sends the PP groups ([`Parallelism::map_in_order`]: TP innermost, then PP, then DP, or PP
 //! outermost).
 
-use super::communicator::{Communicator, CommunicatorError, LayOrder, Parallelism};
+use super::communicator::{
+    Communicator, CommunicatorError, FoldedMapping, Groups, LayOrder, Parallelism,
+};
+use super::mla::Mla;
+use super::mlp::Mlp;
+use super::moe::{Moe, MoeError};
 use super::network::Network;
 use super::scenario::WorkloadSpec;
-use super::workload::{Collective, Layer, Phase, Workload};
+use super::workload::{Collective, Layer, Over, Phase, Workload};
 use serde::{Deserialize, Serialize};
 
 /// How data-parallel gradients are synchronized.
@@ -66,6 +71,32 @@ pub struct Transformer {
     /// How TP, PP and DP are laid onto the dimensions.
     #[serde(default)]
     pub order: LayOrder,
+    /// Key-value heads (grouped-query attention); None: as many as the heads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kv_heads: Option<u32>,
+    #[serde(default)]
+    pub mlp: Mlp,
+    /// Multi-head latent attention (DeepSeek); None: multi-head or grouped-query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mla: Option<Mla>,
+    /// A mixture of experts; None: every MLP dense.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<Moe>,
+    /// Context parallelism: the sequence over `cp` ranks, laid just outside TP (the NPUs are
+    /// TP x CP x PP x DP).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cp: u32,
+    /// Expert parallelism, carved from a stage's TP x CP x DP ranks.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ep: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
 }
 
 /// Why a transformer description cannot be built.
@@ -77,8 +108,16 @@ pub enum BuildError {
     BadNumber { field: &'static str, value: f64 },
     #[error("efficiency must be in (0, 1], got {}", crate::format::number(*.0))]
     BadEfficiency(f64),
-    #[error("layers ({layers}) must be a multiple of PP ({pp})")]
+    #[error("layers ({layers}) must be at least PP ({pp}), with a layer on the last stage")]
     LayersVsPp { layers: u32, pp: u32 },
+    #[error("CP ({cp}) must divide the sequence ({seq_len})")]
+    CpVsSeq { cp: u32, seq_len: u32 },
+    #[error("heads ({heads}) must be a multiple of the key-value heads ({kv})")]
+    HeadsVsKv { heads: u32, kv: u32 },
+    #[error("the key-value heads ({kv}) must be a multiple of TP ({tp})")]
+    KvVsTp { kv: u32, tp: u32 },
+    #[error(transparent)]
+    Moe(#[from] MoeError),
     #[error("heads ({heads}) must be a multiple of TP ({tp})")]
     HeadsVsTp { heads: u32, tp: u32 },
     #[error("hidden ({hidden}) must be a multiple of heads ({heads})")]
@@ -111,6 +150,12 @@ impl Transformer {
             },
             dp_collective: DpCollective::AllReduce,
             order: LayOrder::TpPpDp,
+            kv_heads: None,
+            mlp: Mlp::Gelu,
+            mla: None,
+            moe: None,
+            cp: 1,
+            ep: 1,
         }
     }
 
@@ -138,16 +183,42 @@ impl Transformer {
             return Err(BuildError::BadEfficiency(self.efficiency));
         }
         let Parallelism { tp, pp, dp } = self.parallelism;
-        if tp == 0 || pp == 0 || dp == 0 {
+        if tp == 0 || pp == 0 || dp == 0 || self.cp == 0 || self.ep == 0 {
             return Err(BuildError::Zero {
                 field: "parallelism degree",
             });
         }
-        if !self.layers.is_multiple_of(pp) {
+        // The busiest stage holds ceil(L / PP) layers; the last must keep one.
+        if self.layers < pp || self.layers.div_ceil(pp) * (pp - 1) >= self.layers {
             return Err(BuildError::LayersVsPp {
                 layers: self.layers,
                 pp,
             });
+        }
+        if !self.seq_len.is_multiple_of(self.cp) {
+            return Err(BuildError::CpVsSeq {
+                cp: self.cp,
+                seq_len: self.seq_len,
+            });
+        }
+        let kv = self.kv_heads.unwrap_or(self.heads);
+        if kv == 0 {
+            return Err(BuildError::Zero { field: "kv_heads" });
+        }
+        if !self.heads.is_multiple_of(kv) {
+            return Err(BuildError::HeadsVsKv {
+                heads: self.heads,
+                kv,
+            });
+        }
+        if self.kv_heads.is_some() && !kv.is_multiple_of(tp) {
+            return Err(BuildError::KvVsTp { kv, tp });
+        }
+        let fold = u64::from(tp) * u64::from(self.cp) * u64::from(dp);
+        match &self.moe {
+            Some(m) => m.check(self.layers, self.ep, fold)?,
+            None if self.ep > 1 => return Err(MoeError::EpWithoutExperts { ep: self.ep }.into()),
+            None => {}
         }
         if !self.heads.is_multiple_of(tp) {
             return Err(BuildError::HeadsVsTp {
@@ -177,10 +248,89 @@ impl Transformer {
         self.global_batch / (self.micro_batch * self.parallelism.dp)
     }
 
-    /// The layer list of one NPU and its communicators on `net`.
+    /// Layers of the busiest pipeline stage: `ceil(L / PP)`.
+    pub fn stage_layers(&self) -> u32 {
+        self.layers.div_ceil(self.parallelism.pp.max(1))
+    }
+
+    /// The keys' (and values') width: `kv h / a`.
+    fn kv_width(&self) -> f64 {
+        f64::from(self.kv_heads.unwrap_or(self.heads)) * f64::from(self.hidden)
+            / f64::from(self.heads)
+    }
+
+    /// The attention's weight matrices: `4 h^2` multi-head, `2 h^2 + 2 h k` grouped-query, MLA's
+    /// low-rank projections ([`Mla::params`]).
+    pub fn attention_params(&self) -> f64 {
+        let h = f64::from(self.hidden);
+        match &self.mla {
+            Some(m) => m.params(h, f64::from(self.heads)),
+            None => 2.0 * h * h + 2.0 * h * self.kv_width(),
+        }
+    }
+
+    /// Half the attention core's forward FLOPs per token and position: `a (d_qk + d_v)` (`2 h`
+    /// multi-head).
+    pub fn core_width(&self) -> f64 {
+        match &self.mla {
+            Some(m) => f64::from(self.heads) * f64::from(m.qk_nope + m.qk_rope + m.v_head),
+            None => 2.0 * f64::from(self.hidden),
+        }
+    }
+
+    /// Keys and values per token that CP passes around its ring (before TP splits them).
+    fn kv_exchange_width(&self) -> f64 {
+        match &self.mla {
+            Some(_) => self.core_width(),
+            None => 2.0 * self.kv_width(),
+        }
+    }
+
+    /// Dense and MoE layers of the busiest stage (as many MoE layers as a run of its layers
+    /// holds).
+    pub fn stage_kinds(&self) -> (u32, u32) {
+        let q = self.stage_layers();
+        let moe = self.moe.as_ref().map_or(0, |m| m.most_in(q, self.layers));
+        (q - moe, moe)
+    }
+
+    /// Parameters one NPU of the busiest stage holds: its layers' dense weights over TP (and the
+    /// embedding's), and its routed experts' over EP. GPT's: `12 h^2` a layer (no biases).
+    pub fn stage_params(&self) -> (f64, f64) {
+        let (h, f) = (f64::from(self.hidden), f64::from(self.ffn));
+        let tp = f64::from(self.parallelism.tp);
+        let (dense, moe) = self.stage_kinds();
+        let mats = self.mlp.matrices();
+        let (router_shared, routed) = self.moe.as_ref().map_or((0.0, 0.0), |m| {
+            let expert = m.expert_params(h, mats);
+            (
+                h * f64::from(m.experts) + f64::from(m.shared_experts) * expert,
+                f64::from(m.experts) * expert / f64::from(self.ep),
+            )
+        });
+        let dense_layer = self.attention_params() + mats * h * f;
+        let moe_layer = self.attention_params() + router_shared;
+        (
+            (f64::from(dense) * dense_layer + f64::from(moe) * moe_layer) / tp,
+            f64::from(moe) * routed,
+        )
+    }
+
+    /// The layer list of one NPU of the busiest pipeline stage and its communicators on `net`.
+    ///
+    /// With experts: a MoE layer's row `moe<l>` carries the router, the shared experts and the
+    /// routed experts' compute (each rank computes `top_k x capacity` copies of its `b s / (CP
+    /// TP)` tokens, the sequence's TP slice), its dispatch and combine all-to-alls over the EP
+    /// groups (`copies x h x e` bytes each, forward and backward), and the dense part's weight
+    /// gradients over DP x CP; `experts<l>` reduces the routed experts' gradients over the ranks
+    /// that hold the same experts; `moe<l>_shared` the shared experts' TP all-reduces. With CP,
+    /// `attention<l>_cp` all-gathers each rank's keys and values over the CP groups in the
+    /// forward pass, and keys, values and their gradients in the backward pass.
     pub fn build(&self, net: &Network) -> Result<WorkloadSpec, BuildError> {
         self.check()?;
-        let mapping = self.parallelism.map_in_order(net, self.order)?;
+        let mapping = self
+            .parallelism
+            .map_folded(net, self.order, self.cp, self.ep)?;
         let f64_ = f64::from;
         let (b, s, h, f) = (
             f64_(self.micro_batch),
@@ -190,34 +340,37 @@ impl Transformer {
         );
         let e = f64_(self.bytes_per_element);
         let tp = f64_(self.parallelism.tp);
+        let cp = f64_(self.cp);
         let pp = self.parallelism.pp;
+        // Tokens of one micro-batch each rank's products see.
+        let tokens = b * s / cp;
         // 1F1B: the critical path runs m + PP - 1 micro-batch slots (the bubble (PP - 1)/m); every
         // per-micro-batch cost on it (compute, TP all-reduces, stage-to-stage sends) is paid per slot.
         let slots_u = self.micro_batches() + pp - 1;
         let slots = f64_(slots_u);
         // ns per FLOP of one micro-batch, times the slots.
         let ns = |flops: f64| flops / tp / (self.peak_tflops * 1e3 * self.efficiency) * slots;
-        let activations = slots * b * s * h * e;
+        let activations = slots * tokens * h * e;
         let tp_coll = if self.parallelism.tp > 1 {
             Collective::AllReduce
         } else {
             Collective::None
         };
-        let dp_on = self.parallelism.dp > 1;
-        let blocks = [
-            (
-                "attention",
-                8.0 * b * s * h * h + 4.0 * b * s * s * h,
-                8.0 * b * s * h * h,
-                (4.0 * h * h + 4.0 * h) / tp,
-            ),
-            (
-                "mlp",
-                4.0 * b * s * h * f,
-                4.0 * b * s * h * f,
-                (2.0 * h * f + f + h) / tp,
-            ),
-        ];
+        let dp_on = mapping.dp_cp.iter().any(Option::is_some);
+        let gelu = self.mlp == Mlp::Gelu;
+        let attention = (
+            "attention",
+            2.0 * tokens * self.attention_params() + 2.0 * tokens * s * self.core_width(),
+            2.0 * tokens * self.attention_params(),
+            (self.attention_params() + if gelu { 4.0 * h } else { 0.0 }) / tp,
+        );
+        let mats = self.mlp.matrices();
+        let dense_mlp = (
+            "mlp",
+            2.0 * tokens * mats * h * f,
+            2.0 * tokens * mats * h * f,
+            (mats * h * f + if gelu { f + h } else { 0.0 }) / tp,
+        );
         let per_slot = |compute_ns: f64, c: Collective| Phase {
             compute_ns,
             collective: c,
@@ -227,51 +380,66 @@ impl Transformer {
                 activations
             },
             count: if c == Collective::None { 1 } else { slots_u },
+            over: Over::Phase,
         };
         let none = Phase::new(0.0, Collective::None, 0.0);
         let mut layers = Vec::new();
-        for l in 1..=self.layers / pp {
+        let (dense_layers, moe_layers) = self.stage_kinds();
+        for l in 1..=dense_layers + moe_layers {
+            let is_moe = l > dense_layers;
+            let mut blocks = vec![attention];
+            if !is_moe {
+                blocks.push(dense_mlp);
+            }
             for (block, fwd_flops, wg_flops, params) in blocks {
-                let grads = params * e;
-                let (wg_coll, wg_bytes) = match (dp_on, self.dp_collective) {
-                    (false, _) => (Collective::None, 0.0),
-                    (true, DpCollective::AllReduce) => (Collective::AllReduce, grads),
-                    (true, DpCollective::ReduceScatterAllGather) => {
-                        (Collective::ReduceScatter, grads)
-                    }
-                };
-                layers.push(Layer {
-                    name: format!("{block}{l}"),
+                let name = format!("{block}{l}");
+                let row = Layer {
+                    name: name.clone(),
                     reserved: -1,
                     forward: per_slot(ns(fwd_flops), tp_coll),
                     input_grad: per_slot(ns(fwd_flops), tp_coll),
-                    weight_grad: Phase::new(ns(wg_flops), wg_coll, wg_bytes),
+                    weight_grad: none.clone(),
                     update_ns: 0.0,
-                });
-                if dp_on && self.dp_collective == DpCollective::ReduceScatterAllGather {
+                };
+                layers.extend(self.gradients(
+                    &mapping,
+                    row,
+                    ns(wg_flops),
+                    params * e,
+                    Over::Phase,
+                    dp_on,
+                ));
+                if block == "attention" && self.cp > 1 {
+                    // Each rank's keys and values around the CP ring: an all-gather of its chunk
+                    // forward; keys, values and their gradients backward.
+                    let chunk = slots * tokens * self.kv_exchange_width() / tp * e;
+                    let ring = |bytes: f64| Phase {
+                        count: slots_u,
+                        ..Phase::new(0.0, Collective::AllGather, bytes).over(Over::Context)
+                    };
                     layers.push(Layer {
-                        name: format!("{block}{l}_allgather"),
+                        name: format!("attention{l}_cp"),
                         reserved: -1,
-                        forward: none.clone(),
-                        input_grad: none.clone(),
-                        weight_grad: Phase::new(
-                            0.0,
-                            Collective::AllGather,
-                            grads / f64_(self.parallelism.dp),
-                        ),
+                        forward: ring(chunk),
+                        input_grad: ring(2.0 * chunk),
+                        weight_grad: none.clone(),
                         update_ns: 0.0,
                     });
                 }
             }
+            if let (true, Some(m)) = (is_moe, &self.moe) {
+                self.moe_rows(m, l, &mapping, &ns, &mut layers, (tokens, slots_u, dp_on));
+            }
         }
         if pp > 1 {
             // Activations to the next stage in the forward pass, their gradients back in the
-            // backward pass: s b h e bytes per micro-batch slot each way.
+            // backward pass: s b h e / CP bytes per micro-batch slot each way.
             let send = Phase {
                 compute_ns: 0.0,
                 collective: Collective::SendRecv,
-                size_bytes: slots * s * b * h * e,
+                size_bytes: slots * tokens * h * e,
                 count: slots_u,
+                over: Over::Phase,
             };
             layers.push(Layer {
                 name: "pipeline_sendrecv".into(),
@@ -282,6 +450,8 @@ impl Transformer {
                 update_ns: 0.0,
             });
         }
+        let used = |g: &Groups| g.iter().any(Option::is_some);
+        let or_empty = |g: Groups| if used(&g) { g } else { Vec::new() };
         Ok(WorkloadSpec {
             name: self.name.clone(),
             weight: 1.0,
@@ -292,10 +462,142 @@ impl Transformer {
             communicator: Communicator {
                 forward: mapping.tp.clone(),
                 input_grad: mapping.tp,
-                weight_grad: mapping.dp,
+                weight_grad: mapping.dp_cp,
                 pipeline: if pp > 1 { mapping.pp } else { Vec::new() },
+                expert: match self.moe {
+                    Some(_) => or_empty(mapping.ep),
+                    None => Vec::new(),
+                },
+                expert_data: match self.moe {
+                    Some(_) => or_empty(mapping.edp),
+                    None => Vec::new(),
+                },
+                context: or_empty(mapping.cp),
             },
         })
+    }
+
+    /// `row` with its weight gradients (`grads` bytes, after `compute_ns`) reduced over `over`'s
+    /// groups when `on`, and ZeRO's all-gather of the updated shards as a row after it.
+    fn gradients(
+        &self,
+        mapping: &FoldedMapping,
+        row: Layer,
+        compute_ns: f64,
+        grads: f64,
+        over: Over,
+        on: bool,
+    ) -> Vec<Layer> {
+        let (wg_coll, wg_bytes) = match (on, self.dp_collective) {
+            (false, _) => (Collective::None, 0.0),
+            (true, DpCollective::AllReduce) => (Collective::AllReduce, grads),
+            (true, DpCollective::ReduceScatterAllGather) => (Collective::ReduceScatter, grads),
+        };
+        let name = row.name.clone();
+        let mut rows = vec![Layer {
+            weight_grad: Phase::new(compute_ns, wg_coll, wg_bytes).over(over),
+            ..row
+        }];
+        if on && self.dp_collective == DpCollective::ReduceScatterAllGather {
+            let group: u32 = match over {
+                Over::ExpertData => mapping.edp.iter().flatten().product(),
+                _ => mapping.dp_cp.iter().flatten().product(),
+            };
+            rows.push(Layer {
+                name: format!("{name}_allgather"),
+                reserved: -1,
+                forward: Phase::new(0.0, Collective::None, 0.0),
+                input_grad: Phase::new(0.0, Collective::None, 0.0),
+                weight_grad: Phase::new(0.0, Collective::AllGather, grads / f64::from(group))
+                    .over(over),
+                update_ns: 0.0,
+            });
+        }
+        rows
+    }
+
+    /// A MoE layer's rows (see [`Transformer::build`]).
+    #[allow(clippy::too_many_arguments)]
+    fn moe_rows(
+        &self,
+        m: &Moe,
+        l: u32,
+        mapping: &FoldedMapping,
+        ns: &dyn Fn(f64) -> f64,
+        layers: &mut Vec<Layer>,
+        (tokens, slots_u, dp_on): (f64, u32, bool),
+    ) {
+        let h = f64::from(self.hidden);
+        let e = f64::from(self.bytes_per_element);
+        let tp = f64::from(self.parallelism.tp);
+        let slots = f64::from(slots_u);
+        let mats = self.mlp.matrices();
+        let expert = m.expert_params(h, mats);
+        let shared = f64::from(m.shared_experts) * expert;
+        let router = h * f64::from(m.experts);
+        // Per rank: the router and the shared experts on its tokens (split over TP), the routed
+        // copies of its TP slice through whole experts (`x tp`: `ns` divides by TP).
+        let copies = tokens / tp * f64::from(m.top_k) * m.capacity_factor;
+        let routed = 2.0 * copies * expert * tp;
+        let dense = 2.0 * tokens * (router + shared);
+        let a2a = match self.ep > 1 {
+            true => Phase {
+                count: 2 * slots_u,
+                ..Phase::new(0.0, Collective::AllToAll, 2.0 * slots * copies * h * e)
+                    .over(Over::Expert)
+            },
+            false => Phase::new(0.0, Collective::None, 0.0),
+        };
+        let name = format!("moe{l}");
+        let row = Layer {
+            name: name.clone(),
+            reserved: -1,
+            forward: Phase {
+                compute_ns: ns(dense + routed),
+                ..a2a.clone()
+            },
+            input_grad: Phase {
+                compute_ns: ns(dense + routed),
+                ..a2a
+            },
+            weight_grad: Phase::new(0.0, Collective::None, 0.0),
+            update_ns: 0.0,
+        };
+        let dense_grads = (router + shared) / tp * e;
+        layers.extend(self.gradients(
+            mapping,
+            row,
+            ns(dense + routed),
+            dense_grads,
+            Over::Phase,
+            dp_on,
+        ));
+        if m.shared_experts > 0 && self.parallelism.tp > 1 {
+            let ar = Phase {
+                count: slots_u,
+                ..Phase::new(0.0, Collective::AllReduce, slots * tokens * h * e)
+            };
+            layers.push(Layer {
+                name: format!("moe{l}_shared"),
+                reserved: -1,
+                forward: ar.clone(),
+                input_grad: ar,
+                weight_grad: Phase::new(0.0, Collective::None, 0.0),
+                update_ns: 0.0,
+            });
+        }
+        let edp_on = mapping.edp.iter().any(Option::is_some);
+        let routed_grads = f64::from(m.experts) / f64::from(self.ep) * expert * e;
+        let name = format!("experts{l}");
+        let row = Layer {
+            name: name.clone(),
+            reserved: -1,
+            forward: Phase::new(0.0, Collective::None, 0.0),
+            input_grad: Phase::new(0.0, Collective::None, 0.0),
+            weight_grad: Phase::new(0.0, Collective::None, 0.0),
+            update_ns: 0.0,
+        };
+        layers.extend(self.gradients(mapping, row, 0.0, routed_grads, Over::ExpertData, edp_on));
     }
 }
 
@@ -483,5 +785,172 @@ mod tests {
         assert!(spec.communicator.pipeline.is_empty());
         assert_eq!(spec.workload.layers.len(), 2 * 96);
         assert_eq!(spec.workload.layers[0].forward.count, 6);
+    }
+
+    fn two_level(inner: u32, outer: u32) -> Network {
+        Network {
+            dims: [(inner, "InterPod"), (outer, "InterPod")]
+                .map(|(npus, tier)| crate::model::Dim {
+                    topology: crate::model::network::Topology::Switch,
+                    npus,
+                    tier: tier.into(),
+                    latency_ns: 0.0,
+                })
+                .to_vec(),
+        }
+    }
+
+    fn mixtral(ep: u32) -> Transformer {
+        Transformer {
+            name: "Mixtral 8x7B".into(),
+            layers: 32,
+            hidden: 4096,
+            ffn: 14_336,
+            heads: 32,
+            kv_heads: Some(8),
+            mlp: Mlp::Swiglu,
+            seq_len: 4096,
+            global_batch: 256,
+            moe: Some(Moe {
+                experts: 8,
+                top_k: 2,
+                shared_experts: 0,
+                expert_ffn: 14_336,
+                first_dense: 0,
+                every: 1,
+                capacity_factor: 1.0,
+                node_limit: None,
+            }),
+            ep,
+            parallelism: Parallelism {
+                tp: 1,
+                pp: 4,
+                dp: 16,
+            },
+            ..Transformer::gpt3()
+        }
+    }
+
+    #[test]
+    fn a_mixture_of_experts_sends_its_tokens_over_the_expert_groups_by_hand() {
+        // 64 NPUs as 8 x 8, PP 4 laid on the first dimension (TP 1): DP 16 is 2 of the first
+        // dimension and the 8 of the second; EP 8 carves the 2 and 4 of the 8.
+        let net = two_level(8, 8);
+        let spec = mixtral(8).build(&net).unwrap();
+        spec.communicator.validate(&net).unwrap();
+        assert_eq!(spec.communicator.expert, vec![Some(2), Some(4)]);
+        // Each expert is held by 16 / 8 = 2 ranks.
+        assert_eq!(spec.communicator.expert_data, vec![None, Some(2)]);
+        assert_eq!(spec.communicator.weight_grad, vec![Some(2), Some(8)]);
+        // 8 layers a stage, each attention, moe and experts, and the sends.
+        let w = &spec.workload;
+        assert_eq!(w.layers.len(), 8 * 3 + 1);
+        let moe = &w.layers[1];
+        assert_eq!(moe.name, "moe1");
+        // m = 256 / 16 = 16 micro-batches, 19 slots; a dispatch and a combine of 4,096 tokens x
+        // top 2 x 4,096 x 2 bytes each, per slot.
+        assert_eq!(moe.forward.collective, Collective::AllToAll);
+        assert_eq!(moe.forward.over, Over::Expert);
+        assert_eq!(
+            moe.forward.size_bytes,
+            19.0 * 2.0 * 4096.0 * 2.0 * 4096.0 * 2.0
+        );
+        assert_eq!(moe.forward.count, 2 * 19);
+        // The routed experts' compute: 2 x copies x 3 h f FLOPs (TP 1), at 156 TFLOP/s.
+        let router = 2.0 * 4096.0 * 4096.0 * 8.0;
+        let routed = 2.0 * (4096.0 * 2.0) * 3.0 * 4096.0 * 14_336.0;
+        let want = (router + routed) / 156e3 * 19.0;
+        assert!((moe.forward.compute_ns / want - 1.0).abs() < 1e-12);
+        // The experts' gradients: 8 / 8 = 1 expert's 3 h f weights over the 2 ranks that hold it.
+        let experts = &w.layers[2];
+        assert_eq!(experts.weight_grad.over, Over::ExpertData);
+        assert_eq!(
+            experts.weight_grad.size_bytes,
+            3.0 * 4096.0 * 14_336.0 * 2.0
+        );
+        // LIBRA's All-to-All on the two dimensions: m (g - 1) / g on each.
+        let msg = crate::model::collective::message_sizes(
+            Collective::AllToAll,
+            moe.forward.size_bytes,
+            &spec.communicator.expert,
+        );
+        assert_eq!(
+            msg,
+            vec![moe.forward.size_bytes / 2.0, moe.forward.size_bytes * 0.75]
+        );
+        // Without EP there is no all-to-all and each rank holds all 8 experts.
+        let alone = mixtral(1).build(&net).unwrap();
+        assert_eq!(
+            alone.workload.layers[1].forward.collective,
+            Collective::None
+        );
+        assert!(alone.communicator.expert.is_empty());
+        let (_, one) = mixtral(1).stage_params();
+        let (_, eight) = mixtral(8).stage_params();
+        assert_eq!(one, 8.0 * eight);
+        // The scenario evaluates and the optimizer certifies it.
+        let sc = crate::model::Scenario {
+            network: net,
+            workloads: vec![spec],
+            ..crate::presets::default_scenario()
+        };
+        let mut sc = sc;
+        sc.costs = crate::presets::LibraNetwork::D4.cost_model();
+        sc.constraints = Default::default();
+        sc.constraints.budget_usd = Some(1e7);
+        sc.validate().unwrap();
+        let problem = crate::optimize::compile(&sc).unwrap();
+        let solved = crate::optimize::solve(&problem, &Default::default()).unwrap();
+        assert!(solved.gap <= 1e-6, "{solved:?}");
+    }
+
+    #[test]
+    fn context_parallelism_passes_keys_and_values_over_the_context_groups() {
+        let net = two_level(8, 8);
+        let t = Transformer {
+            name: "Llama 3 8B, 32K".into(),
+            layers: 32,
+            hidden: 4096,
+            ffn: 14_336,
+            heads: 32,
+            kv_heads: Some(8),
+            mlp: Mlp::Swiglu,
+            seq_len: 32_768,
+            global_batch: 64,
+            cp: 4,
+            parallelism: Parallelism {
+                tp: 2,
+                pp: 1,
+                dp: 8,
+            },
+            ..Transformer::gpt3()
+        };
+        let spec = t.build(&net).unwrap();
+        spec.communicator.validate(&net).unwrap();
+        // TP 2 and CP 4 fill the first dimension; DP 8 the second; gradients over DP x CP.
+        assert_eq!(spec.communicator.forward, vec![Some(2), None]);
+        assert_eq!(spec.communicator.context, vec![Some(4), None]);
+        assert_eq!(spec.communicator.weight_grad, vec![Some(4), Some(8)]);
+        let cp = &spec.workload.layers[1];
+        assert_eq!(cp.name, "attention1_cp");
+        assert_eq!(
+            (cp.forward.collective, cp.forward.over),
+            (Collective::AllGather, Over::Context)
+        );
+        // m = 64 / 8 = 8 slots; each rank's 8,192 tokens' keys and values (2 x 1,024 wide) over
+        // TP 2, 2 bytes; twice that backward.
+        let chunk = 8.0 * 8192.0 * 2048.0 / 2.0 * 2.0;
+        assert_eq!(cp.forward.size_bytes, chunk);
+        assert_eq!(cp.input_grad.size_bytes, 2.0 * chunk);
+        // The TP all-reduces carry the rank's quarter of the sequence.
+        assert_eq!(
+            spec.workload.layers[0].forward.size_bytes,
+            8.0 * 8192.0 * 4096.0 * 2.0
+        );
+        let bad = Transformer { seq_len: 1002, ..t };
+        assert_eq!(
+            bad.build(&net).map(|_| ()).unwrap_err().to_string(),
+            "CP (4) must divide the sequence (1002)"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! (LIBRA's communicator YAML; `-1` = the dimension is not used).
 
 use super::network::Network;
-use super::workload::PhaseKind;
+use super::workload::{Over, PhaseKind};
 use serde::{Deserialize, Serialize};
 
 /// The group sizes of one phase kind, one entry per dimension: `None` = dimension unused (`-1`).
@@ -10,7 +10,7 @@ pub type Groups = Vec<Option<u32>>;
 
 /// The three communicators of a workload, and the pipeline groups its point-to-point sends
 /// (`Collective::SendRecv`, in any phase) run over.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Communicator {
     pub forward: Groups,
     pub input_grad: Groups,
@@ -18,6 +18,15 @@ pub struct Communicator {
     /// Where the pipeline stages lie (PP's groups); empty when the workload has no SendRecv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pipeline: Groups,
+    /// Expert parallelism's groups (phases `over: expert`); empty without experts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expert: Groups,
+    /// The groups that hold the same experts (phases `over: expert-data`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expert_data: Groups,
+    /// Context parallelism's groups (phases `over: context`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Groups,
 }
 
 /// Why a communicator does not fit the network. Dimensions are 1-based.
@@ -29,6 +38,28 @@ pub enum CommunicatorError {
         "pipeline, dimension {dim}: group size {group} must be a divisor of {npus} of at least 2"
     )]
     BadPipelineGroup { dim: usize, group: u32, npus: u32 },
+    #[error("{over} groups: {given} group sizes given for a network of {dims} dimensions")]
+    ExtraLength {
+        over: &'static str,
+        given: usize,
+        dims: usize,
+    },
+    #[error("{over} groups, dimension {dim}: group size {group} must be a divisor of {npus} of at least 2")]
+    BadExtraGroup {
+        over: &'static str,
+        dim: usize,
+        group: u32,
+        npus: u32,
+    },
+    #[error("a workload with expert or context groups cannot be laid on another shape by its communicator alone; build it again for that shape")]
+    CannotRemap,
+    #[error("EP {ep} cannot be carved from the TP x CP x DP ranks of a stage dimension by dimension: dimension {dim} holds {left} of them and {left} is not a multiple of the {remaining} still needed, nor a divisor of it")]
+    CannotCarve {
+        ep: u32,
+        dim: usize,
+        left: u32,
+        remaining: u32,
+    },
     #[error("{phase}: {given} group sizes given for a network of {dims} dimensions")]
     Length {
         phase: PhaseKind,
@@ -71,14 +102,26 @@ impl Communicator {
         }
     }
 
-    /// The groups a `collective` of phase `kind` runs over: the pipeline's for a SendRecv, the
-    /// phase kind's otherwise.
-    pub fn groups_for(&self, kind: PhaseKind, collective: super::Collective) -> &Groups {
-        if collective == super::Collective::SendRecv {
-            &self.pipeline
-        } else {
-            self.groups(kind)
+    /// The groups a `collective` of phase `kind` runs over: `over`'s when it names some, else
+    /// the pipeline's for a SendRecv and the phase kind's otherwise.
+    pub fn groups_for(
+        &self,
+        kind: PhaseKind,
+        collective: super::Collective,
+        over: Over,
+    ) -> &Groups {
+        match over {
+            Over::Expert => &self.expert,
+            Over::ExpertData => &self.expert_data,
+            Over::Context => &self.context,
+            Over::Phase if collective == super::Collective::SendRecv => &self.pipeline,
+            Over::Phase => self.groups(kind),
         }
+    }
+
+    /// Whether it has groups LIBRA's files cannot hold (experts, context).
+    pub fn has_extra_groups(&self) -> bool {
+        !(self.expert.is_empty() && self.expert_data.is_empty() && self.context.is_empty())
     }
 
     /// One communicator for all three phase kinds (no pipeline).
@@ -88,6 +131,7 @@ impl Communicator {
             input_grad: groups.clone(),
             weight_grad: groups,
             pipeline: Vec::new(),
+            ..Default::default()
         }
     }
 
@@ -118,6 +162,7 @@ impl Communicator {
             input_grad: convert(PhaseKind::InputGrad, input_grad)?,
             weight_grad: convert(PhaseKind::WeightGrad, weight_grad)?,
             pipeline: Vec::new(),
+            ..Default::default()
         };
         c.validate(net)?;
         Ok(c)
@@ -128,6 +173,9 @@ impl Communicator {
     /// with `Parallelism::map_onto`. A communicator that uses the same groups for all three phase
     /// kinds keeps doing so (one degree, laid from the inside).
     pub fn remap(&self, to: &Network) -> Result<Communicator, CommunicatorError> {
+        if self.has_extra_groups() {
+            return Err(CommunicatorError::CannotRemap);
+        }
         let degree = |g: &Groups| g.iter().flatten().map(|&v| u64::from(v)).product::<u64>();
         let npus: u64 = to.dims.iter().map(|d| u64::from(d.npus)).product();
         let fits = |tp: u64, dp: u64| {
@@ -162,6 +210,7 @@ impl Communicator {
             } else {
                 m.pp.clone()
             },
+            ..Default::default()
         })
     }
 
@@ -173,9 +222,34 @@ impl Communicator {
             .collect()
     }
 
-    /// Each vector has one entry per dimension (the pipeline's may be empty); each group size
-    /// divides `n_d` and is at least 2.
+    /// Each vector has one entry per dimension (the pipeline's, experts' and context's may be
+    /// empty); each group size divides `n_d` and is at least 2.
     pub fn validate(&self, net: &Network) -> Result<(), CommunicatorError> {
+        for over in [Over::Expert, Over::ExpertData, Over::Context] {
+            let groups = self.groups_for(PhaseKind::Forward, super::Collective::None, over);
+            if groups.is_empty() {
+                continue;
+            }
+            if groups.len() != net.dims.len() {
+                return Err(CommunicatorError::ExtraLength {
+                    over: over.name(),
+                    given: groups.len(),
+                    dims: net.dims.len(),
+                });
+            }
+            for (i, (g, d)) in groups.iter().zip(&net.dims).enumerate() {
+                if let Some(g) = *g {
+                    if g < 2 || !d.npus.is_multiple_of(g) {
+                        return Err(CommunicatorError::BadExtraGroup {
+                            over: over.name(),
+                            dim: i + 1,
+                            group: g,
+                            npus: d.npus,
+                        });
+                    }
+                }
+            }
+        }
         if !self.pipeline.is_empty() {
             if self.pipeline.len() != net.dims.len() {
                 return Err(CommunicatorError::PipelineLength {
@@ -259,6 +333,20 @@ impl LayOrder {
     }
 }
 
+/// Where every degree of a job with context and expert parallelism lands (group sizes per
+/// dimension): TP, CP, PP and DP as laid; the dense gradients' groups (DP and CP together), EP's
+/// groups carved from a stage's TP x CP x DP ranks, and the groups holding the same experts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoldedMapping {
+    pub tp: Groups,
+    pub cp: Groups,
+    pub pp: Groups,
+    pub dp: Groups,
+    pub dp_cp: Groups,
+    pub ep: Groups,
+    pub edp: Groups,
+}
+
 /// Where each parallelism degree lands: group sizes per dimension for TP, PP and DP.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mapping {
@@ -272,6 +360,106 @@ impl Parallelism {
     /// a dimension may be split between two degrees when one divides it).
     pub fn map_onto(&self, net: &Network) -> Result<Mapping, CommunicatorError> {
         self.map_in_order(net, LayOrder::TpPpDp)
+    }
+
+    /// Lay TP, then CP (`cp` ranks that split the sequence), then PP and DP in `order`, `self.dp`
+    /// being DP alone (the NPUs are TP x CP x PP x DP); then carve EP from each stage's TP, CP
+    /// and DP ranks in that order (Megatron-Core's MoE parallel folding, experts whole on a
+    /// rank). With `cp = ep = 1` this is [`Parallelism::map_in_order`].
+    pub fn map_folded(
+        &self,
+        net: &Network,
+        order: LayOrder,
+        cp: u32,
+        ep: u32,
+    ) -> Result<FoldedMapping, CommunicatorError> {
+        for (name, value) in [("CP", cp), ("EP", ep)] {
+            if value == 0 {
+                return Err(CommunicatorError::BadDegree { name, value });
+            }
+        }
+        // CP is laid as if part of TP, then split off dimension by dimension.
+        let joint = Parallelism {
+            tp: self
+                .tp
+                .checked_mul(cp)
+                .ok_or(CommunicatorError::BadDegree {
+                    name: "TP x CP",
+                    value: u32::MAX,
+                })?,
+            ..*self
+        };
+        let m = joint.map_in_order(net, order)?;
+        let tp_alone = Parallelism {
+            pp: 1,
+            dp: 1,
+            ..*self
+        };
+        let inner: Vec<u32> = m.tp.iter().map(|g| g.unwrap_or(1)).collect();
+        let tp = carve(&inner, tp_alone.tp).ok_or(CommunicatorError::CannotLay {
+            name: "TP",
+            degree: self.tp,
+            dim: 1,
+            left: inner.first().copied().unwrap_or(1),
+            remaining: self.tp,
+        })?;
+        let size = |g: &Groups, d: usize| g[d].unwrap_or(1);
+        let cp_groups: Groups = (0..inner.len())
+            .map(|d| Some(inner[d] / tp[d]).filter(|&v| v > 1))
+            .collect();
+        let tp_groups: Groups = tp.iter().map(|&v| Some(v).filter(|&v| v > 1)).collect();
+        let dims = inner.len();
+        let dp_cp: Groups = (0..dims)
+            .map(|d| Some(size(&cp_groups, d) * size(&m.dp, d)).filter(|&v| v > 1))
+            .collect();
+        // EP from the TP ranks, then CP's, then DP's, innermost dimension first in each.
+        let mut remaining = ep;
+        let mut ep_d = vec![1u32; dims];
+        for part in [&tp_groups, &cp_groups, &m.dp] {
+            for (d, taken) in ep_d.iter_mut().enumerate() {
+                let have = size(part, d);
+                if remaining == 1 || have == 1 {
+                    continue;
+                }
+                let take = if remaining.is_multiple_of(have) {
+                    have
+                } else if have.is_multiple_of(remaining) {
+                    remaining
+                } else {
+                    return Err(CommunicatorError::CannotCarve {
+                        ep,
+                        dim: d + 1,
+                        left: have,
+                        remaining,
+                    });
+                };
+                *taken *= take;
+                remaining /= take;
+            }
+        }
+        if remaining > 1 {
+            return Err(CommunicatorError::CannotCarve {
+                ep,
+                dim: dims,
+                left: 1,
+                remaining,
+            });
+        }
+        let edp = (0..dims)
+            .map(|d| {
+                let fold = size(&tp_groups, d) * size(&cp_groups, d) * size(&m.dp, d);
+                Some(fold / ep_d[d]).filter(|&v| v > 1)
+            })
+            .collect();
+        Ok(FoldedMapping {
+            tp: tp_groups,
+            cp: cp_groups,
+            pp: m.pp,
+            dp: m.dp,
+            dp_cp,
+            ep: ep_d.iter().map(|&v| Some(v).filter(|&v| v > 1)).collect(),
+            edp,
+        })
     }
 
     /// Lay the degrees from the innermost dimension out in `order`.
@@ -341,10 +529,81 @@ impl Parallelism {
     }
 }
 
+/// `degree` taken from `sizes` innermost first (each dimension whole while the rest is a
+/// multiple of it, or the rest when it divides the dimension): the part on each dimension.
+fn carve(sizes: &[u32], degree: u32) -> Option<Vec<u32>> {
+    let mut remaining = degree;
+    let mut out = vec![1; sizes.len()];
+    for (d, &have) in sizes.iter().enumerate() {
+        if remaining == 1 || have == 1 {
+            continue;
+        }
+        let take = if remaining.is_multiple_of(have) {
+            have
+        } else if have.is_multiple_of(remaining) {
+            remaining
+        } else {
+            return None;
+        };
+        out[d] = take;
+        remaining /= take;
+    }
+    (remaining == 1).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::presets;
+
+    #[test]
+    fn context_and_expert_groups_fold_into_a_stages_ranks() {
+        // 8 x 64 x 4: TP 2, CP 2 on the first dimension (4 of its 8), PP 2 on its rest, DP 256.
+        let net = Network {
+            dims: [8, 64, 4]
+                .map(|npus| crate::model::Dim {
+                    topology: crate::model::Topology::Switch,
+                    npus,
+                    tier: "InterPod".into(),
+                    latency_ns: 0.0,
+                })
+                .to_vec(),
+        };
+        let p = Parallelism {
+            tp: 2,
+            pp: 2,
+            dp: 256,
+        };
+        let m = p.map_folded(&net, LayOrder::TpPpDp, 2, 16).unwrap();
+        assert_eq!(m.tp, vec![Some(2), None, None]);
+        assert_eq!(m.cp, vec![Some(2), None, None]);
+        assert_eq!(m.pp, vec![Some(2), None, None]);
+        assert_eq!(m.dp, vec![None, Some(64), Some(4)]);
+        assert_eq!(m.dp_cp, vec![Some(2), Some(64), Some(4)]);
+        // EP 16: TP's 2, CP's 2, then 4 of the DP ranks on the second dimension; each expert is
+        // held by the rest of the stage's 1,024 ranks: 1,024 / 16 = 64.
+        assert_eq!(m.ep, vec![Some(4), Some(4), None]);
+        assert_eq!(m.edp, vec![None, Some(16), Some(4)]);
+        // Without CP and EP it is the plain mapping.
+        let plain = p.map_in_order(&net, LayOrder::TpPpDp);
+        let q = Parallelism {
+            tp: 2,
+            pp: 2,
+            dp: 512,
+        };
+        let f = q.map_folded(&net, LayOrder::TpPpDp, 1, 1).unwrap();
+        let plain_q = q.map_in_order(&net, LayOrder::TpPpDp).unwrap();
+        assert_eq!(
+            (f.tp, f.pp, f.dp.clone(), f.dp_cp),
+            (plain_q.tp, plain_q.pp, plain_q.dp.clone(), plain_q.dp)
+        );
+        assert!(plain.is_err(), "TP x PP x DP alone is 1,024 of the 2,048");
+        // EP 3 divides nothing.
+        assert!(matches!(
+            q.map_folded(&net, LayOrder::TpPpDp, 1, 3),
+            Err(CommunicatorError::CannotCarve { ep: 3, .. })
+        ));
+    }
 
     #[test]
     fn gpt3_4d_communicator_fits_the_4d_network() {

@@ -98,30 +98,52 @@ impl MemoryPerNpu {
 /// micro-batch size.
 pub fn memory_per_npu(t: &Transformer, opts: &MemoryOptions) -> MemoryPerNpu {
     let p = t.parallelism;
-    let (tp, pp, dp) = (
-        f64::from(p.tp.max(1)),
-        f64::from(p.pp.max(1)),
-        f64::from(p.dp.max(1)),
-    );
-    let (h, layers) = (f64::from(t.hidden), f64::from(t.layers));
-    let parameters = 12.0 * h * h * layers / (pp * tp) + opts.vocab as f64 * h / tp;
+    let (tp, dp) = (f64::from(p.tp.max(1)), f64::from(p.dp.max(1)));
+    let h = f64::from(t.hidden);
+    let (dense, routed) = t.stage_params();
+    // The dense weights are sharded over DP (and CP, which holds the same weights); the routed
+    // experts over the ranks that hold the same experts (TP CP DP / EP).
+    let cp = f64::from(t.cp.max(1));
+    let edp = tp * cp * dp / f64::from(t.ep.max(1));
+    let embedding = opts.vocab as f64 * h / tp;
+    let parameters = dense + embedding + routed;
+    let dense_params = dense + embedding;
     let (weights_and_gradients_bytes, optimizer_bytes) = if opts.zero3 {
-        (4.0 * parameters / dp, 12.0 * parameters / dp)
+        (
+            4.0 * dense_params / (dp * cp) + 4.0 * routed / edp,
+            12.0 * dense_params / (dp * cp) + 12.0 * routed / edp,
+        )
     } else {
-        (4.0 * parameters, 12.0 * parameters / dp)
+        (
+            4.0 * parameters,
+            12.0 * dense_params / (dp * cp) + 12.0 * routed / edp,
+        )
     };
     let micro_batches = u64::from(t.global_batch)
         .div_ceil(u64::from(t.micro_batch.max(1)) * u64::from(p.dp.max(1)))
         .max(1);
     let in_flight = micro_batches.min(u64::from(p.pp.max(1)));
-    let per_layer = match opts.recompute {
-        Recompute::Selective => 34.0,
-        Recompute::Full => 2.0,
-    } * f64::from(t.seq_len)
-        * f64::from(t.micro_batch)
-        * h
-        / tp;
-    let activations_bytes = per_layer * (layers / pp) * in_flight as f64;
+    // Bytes per token of a layer (Korthikanti et al. 2022): 34 h / TP with sequence parallelism
+    // and selective recomputation, 2 h / TP with full; a MoE layer's MLP part (19 of the 34 for
+    // GPT's 4h MLP) holds its routed copies' instead: `top_k x capacity (2 h + 2 up + 2 f)`
+    // per token of its TP slice, and its shared experts' as an MLP.
+    let tokens = f64::from(t.seq_len) * f64::from(t.micro_batch) / cp;
+    let (dense_layers, moe_layers) = t.stage_kinds();
+    let per_token = |moe: bool| match (opts.recompute, moe, &t.moe) {
+        (Recompute::Full, _, _) => 2.0 * h / tp,
+        (Recompute::Selective, true, Some(m)) => {
+            let fe = f64::from(m.expert_ffn);
+            let mlp = |f: f64| 2.0 * t.mlp.up(f) + 2.0 * f;
+            (15.0 * h
+                + f64::from(m.top_k) * m.capacity_factor * (2.0 * h + mlp(fe))
+                + mlp(f64::from(m.shared_experts) * fe))
+                / tp
+        }
+        (Recompute::Selective, _, _) => 34.0 * h / tp,
+    };
+    let activations_bytes = tokens
+        * (f64::from(dense_layers) * per_token(false) + f64::from(moe_layers) * per_token(true))
+        * in_flight as f64;
     MemoryPerNpu {
         parameters,
         weights_and_gradients_bytes,

@@ -8,7 +8,7 @@ use super::network::{Network, NetworkError};
 use super::training::{
     check_bandwidths, iteration_time_on, ModelOptions, TimeBreakdown, TimeError,
 };
-use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
+use super::workload::{Collective, Over, PhaseKind, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
 /// One workload of the scenario; the objective adds `weight * T` over workloads.
@@ -264,16 +264,25 @@ impl Scenario {
                     source,
                 }
             })?;
-            if w.communicator.pipeline.is_empty() {
-                let sends = w.workload.layers.iter().enumerate().find(|(_, l)| {
-                    PhaseKind::ALL
-                        .iter()
-                        .any(|&k| l.phase(k).collective == Collective::SendRecv)
-                });
-                if let Some((l, layer)) = sends {
-                    return Err(TimeError::NoPipeline {
-                        layer: l + 1,
-                        name: layer.name.clone(),
+            for (l, layer) in w.workload.layers.iter().enumerate() {
+                for k in PhaseKind::ALL {
+                    let phase = layer.phase(k);
+                    if phase.collective == Collective::None
+                        || !w
+                            .communicator
+                            .groups_for(k, phase.collective, phase.over)
+                            .is_empty()
+                    {
+                        continue;
+                    }
+                    let (layer, name) = (l + 1, layer.name.clone());
+                    return Err(match phase.over {
+                        Over::Phase => TimeError::NoPipeline { layer, name },
+                        over => TimeError::NoGroups {
+                            layer,
+                            name,
+                            over: over.name(),
+                        },
                     }
                     .into());
                 }

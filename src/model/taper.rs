@@ -59,6 +59,7 @@ mod tests {
             collective,
             size_bytes: bytes,
             count: 1,
+            over: Default::default(),
         };
         let layer = Layer {
             name: "l".into(),
@@ -106,6 +107,7 @@ mod tests {
                     input_grad: vec![None, None],
                     weight_grad: vec![Some(4), Some(4)],
                     pipeline: Vec::new(),
+                    ..Default::default()
                 },
             }],
             constraints: Constraints::default(),

@@ -20,7 +20,7 @@
 use super::collective::{combine, dim_times, message_sizes_on, DimCombine};
 use super::communicator::{Communicator, CommunicatorError};
 use super::network::{Network, NetworkError};
-use super::workload::{Collective, PhaseKind, Workload, WorkloadError};
+use super::workload::{Collective, Over, PhaseKind, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
 /// Which training loop turns per-phase times into an iteration time.
@@ -64,6 +64,12 @@ pub enum TimeError {
     BandwidthCount { given: usize, dims: usize },
     #[error("layer {layer} (\"{name}\") sends point-to-point (SendRecv), but the communicator has no pipeline groups")]
     NoPipeline { layer: usize, name: String },
+    #[error("layer {layer} (\"{name}\") runs a collective over the {over} groups, but the communicator has none")]
+    NoGroups {
+        layer: usize,
+        name: String,
+        over: &'static str,
+    },
     #[error("dimension {dim}: bandwidth must be a positive finite number of GB/s, got {}", crate::format::number(*.value))]
     BadBandwidth { dim: usize, value: f64 },
 }
@@ -141,11 +147,20 @@ pub fn iteration_time_on(
     for (l, layer) in workload.layers.iter().enumerate() {
         for kind in PhaseKind::ALL {
             let phase = layer.phase(kind);
-            let groups = comm.groups_for(kind, phase.collective);
-            if phase.collective == Collective::SendRecv && groups.is_empty() {
-                return Err(TimeError::NoPipeline {
-                    layer: l + 1,
-                    name: layer.name.clone(),
+            let groups = comm.groups_for(kind, phase.collective, phase.over);
+            if phase.collective != Collective::None && groups.is_empty() {
+                return Err(match phase.over {
+                    Over::Phase if phase.collective == Collective::SendRecv => {
+                        TimeError::NoPipeline {
+                            layer: l + 1,
+                            name: layer.name.clone(),
+                        }
+                    }
+                    over => TimeError::NoGroups {
+                        layer: l + 1,
+                        name: layer.name.clone(),
+                        over: over.name(),
+                    },
                 });
             }
             let msg = message_sizes_on(phase.collective, phase.size_bytes, groups, in_network);

@@ -105,6 +105,40 @@ pub struct Phase {
     pub size_bytes: f64,
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub count: u32,
+    /// Which groups the collective runs over (LIBRA's files: always the phase kind's).
+    #[serde(default, skip_serializing_if = "Over::is_phase")]
+    pub over: Over,
+}
+
+/// The groups a phase's collective runs over: the phase kind's (LIBRA's communicator: TP's in
+/// the forward and input-gradient passes, DP's for the weight gradients; a SendRecv the
+/// pipeline's), or those of a parallelism LIBRA's three communicators cannot name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Over {
+    #[default]
+    Phase,
+    /// Expert parallelism's groups: a MoE layer's dispatch and combine all-to-alls.
+    Expert,
+    /// The ranks that hold the same experts: their weight gradients' reduction.
+    ExpertData,
+    /// Context parallelism's groups: the keys and values passed around the CP ring.
+    Context,
+}
+
+impl Over {
+    pub fn is_phase(&self) -> bool {
+        *self == Over::Phase
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Over::Phase => "phase",
+            Over::Expert => "expert",
+            Over::ExpertData => "expert-data",
+            Over::Context => "context",
+        }
+    }
 }
 
 fn one() -> u32 {
@@ -123,7 +157,13 @@ impl Phase {
             collective,
             size_bytes,
             count: 1,
+            over: Over::Phase,
         }
+    }
+
+    /// The same phase over `over`'s groups.
+    pub fn over(self, over: Over) -> Phase {
+        Phase { over, ..self }
     }
 }
 

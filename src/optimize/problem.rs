@@ -187,7 +187,9 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     let cost_per_gbps: Vec<f64> = unit.iter().map(|u| n * u).collect();
 
     // (workload, phase kind, collective[, size bits]) -> (shape, alpha, summed weight).
-    let mut groups: HashMap<(usize, usize, u8, u64), (f64, String)> = HashMap::new();
+    // (workload, phase kind, collective, groups, size bits).
+    type Key = (usize, usize, u8, u8, u64);
+    let mut groups: HashMap<Key, (f64, String)> = HashMap::new();
     let mut order = Vec::new();
     let mut compute_ns = 0.0;
     for (wi, spec) in sc.workloads.iter().enumerate() {
@@ -203,15 +205,28 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
                 let count = f64::from(phase.count.max(1));
                 let each = phase.size_bytes / count;
                 let size_key = if latency { each.to_bits() } else { 0 };
-                let key = (wi, kind.index(), phase.collective as u8, size_key);
+                let key = (
+                    wi,
+                    kind.index(),
+                    phase.collective as u8,
+                    phase.over as u8,
+                    size_key,
+                );
                 let weight = if latency {
                     spec.weight * count
                 } else {
                     spec.weight * phase.size_bytes
                 };
                 let entry = groups.entry(key).or_insert_with(|| {
-                    order.push((key, phase.collective, kind, each));
-                    (0.0, format!("{} {} {}", spec.name, kind, phase.collective))
+                    order.push((key, phase.collective, phase.over, kind, each));
+                    let over = match phase.over {
+                        crate::model::workload::Over::Phase => String::new(),
+                        o => format!(" over {}", o.name()),
+                    };
+                    (
+                        0.0,
+                        format!("{} {} {}{over}", spec.name, kind, phase.collective),
+                    )
                 });
                 entry.0 += weight;
             }
@@ -219,11 +234,11 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     }
     let in_network = sc.costs.in_network(net);
     let mut raw: Vec<Pattern> = Vec::new();
-    for (key, collective, kind, size) in order {
+    for (key, collective, over, kind, size) in order {
         let (weight, label) = groups[&key].clone();
         let groups_d = sc.workloads[key.0]
             .communicator
-            .groups_for(kind, collective);
+            .groups_for(kind, collective, over);
         let unit_size = if latency { size } else { 1.0 };
         // Bytes over the effective bandwidth eta_d B_d: a_d / eta_d over B_d.
         let a: Vec<f64> = message_sizes_on(collective, unit_size, groups_d, &in_network)

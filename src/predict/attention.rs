@@ -10,18 +10,6 @@
 //! projections split by heads.
 
 use super::run::TrainingRun;
-use serde::{Deserialize, Serialize};
-
-/// Multi-head latent attention's sizes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Mla {
-    pub q_lora: u32,
-    pub kv_lora: u32,
-    pub qk_nope: u32,
-    pub qk_rope: u32,
-    pub v_head: u32,
-}
 
 /// Which side of a weight matrix TP splits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,7 +9,8 @@ pub mod attention;
 pub mod calibrate;
 pub mod measured;
 pub mod models;
-pub mod moe;
+/// Mixtures of experts are part of the transformer's description (`model::moe`).
+pub use crate::model::moe;
 pub mod published;
 pub mod run;
 pub mod step;

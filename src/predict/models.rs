@@ -20,8 +20,8 @@
 //! them). DeepSeek-V3's multi-token prediction module (one extra layer used in training) is left
 //! out; its attention is MLA ([`super::attention::Mla`]).
 
-use super::attention::Mla;
 use super::moe::Moe;
+use super::run::Mla;
 use super::run::{Dtype, Mlp, Recompute, TrainingRun};
 
 /// A transformer known by name.

@@ -1,9 +1,10 @@
 //! A training run of a GPT-style transformer as Megatron lays it out: TP innermost, then DP, then
 //! PP (pipeline neighbours are TP x DP ranks apart), and the rules that make it fit a system.
 
-use super::attention::Mla;
-use super::moe::{Moe, MoeError};
 use super::system::System;
+pub use crate::model::mla::Mla;
+pub use crate::model::mlp::Mlp;
+use crate::model::moe::{Moe, MoeError};
 use serde::{Deserialize, Serialize};
 
 /// The element type of the matrix products.
@@ -47,27 +48,6 @@ impl Recompute {
             "none" => Some(Recompute::None),
             "selective" => Some(Recompute::Selective),
             "full" => Some(Recompute::Full),
-            _ => None,
-        }
-    }
-}
-
-/// The MLP of each layer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mlp {
-    /// Two matrices `h x f` and `f x h` with biases and GeLU (GPT; LayerNorm).
-    #[default]
-    Gelu,
-    /// Three matrices: gate and up `h x f`, down `f x h`, no biases (Llama; RMSNorm).
-    Swiglu,
-}
-
-impl Mlp {
-    pub fn parse(text: &str) -> Option<Mlp> {
-        match text.trim() {
-            "gelu" => Some(Mlp::Gelu),
-            "swiglu" => Some(Mlp::Swiglu),
             _ => None,
         }
     }

@@ -6,7 +6,7 @@
 //! time per layer is stretched to it; the Adam step at HBM speed joins each layer's update.
 
 use super::run::{Recompute, TrainingRun};
-use super::step::layer_work;
+use super::step::{layer_work, moe_layer_work};
 use super::system::System;
 use crate::model::builder::Transformer;
 use crate::model::scenario::WorkloadSpec;
@@ -26,33 +26,44 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         hidden: t.hidden,
         ffn: Some(t.ffn),
         heads: t.heads,
-        kv_heads: None,
-        mlp: Default::default(),
+        kv_heads: t.kv_heads,
+        mlp: t.mlp,
         seq_len: t.seq_len,
         vocab,
         global_batch: t.global_batch,
         micro_batch: t.micro_batch,
         tp: t.parallelism.tp,
-        cp: 1,
+        cp: t.cp,
         pp: t.parallelism.pp,
-        ep: 1,
+        ep: t.ep,
         dp: t.parallelism.dp,
         recompute,
         virtual_stages: 1,
         overlap_dp: false,
         overlap_ep: false,
         flash_attention: false,
-        sequence_parallel: false,
+        // The builder's MoE layers route the sequence's TP slice: sequence parallelism.
+        sequence_parallel: t.moe.is_some() && t.parallelism.tp > 1,
         zero: 0,
         dtype: Default::default(),
-        moe: None,
-        mla: None,
+        moe: t.moe.clone(),
+        mla: t.mla.clone(),
     }
+}
+
+/// A builder row's block and layer number: `attention3`, `mlp3` or `moe3` (not their `_cp`,
+/// `_shared` or `_allgather` rows).
+fn block_of(name: &str) -> Option<&str> {
+    ["attention", "mlp", "moe"].into_iter().find(|b| {
+        name.strip_prefix(b)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+    })
 }
 
 /// Replace the compute times of `spec` (built from `t`) by `system`'s.
 pub fn time_on(spec: &mut WorkloadSpec, t: &Transformer, system: &System, run: &TrainingRun) {
     let work = layer_work(system, run);
+    let moe = moe_layer_work(system, run).unwrap_or(work);
     let slots = f64::from(t.micro_batches() + t.parallelism.pp - 1);
     let host = system.compute.host_us_per_layer * 1e-6;
     let stretch = (host / work.total()).max(1.0);
@@ -60,15 +71,16 @@ pub fn time_on(spec: &mut WorkloadSpec, t: &Transformer, system: &System, run: &
     let hbm = system.accelerator.hbm_gbps * 1e9 * system.compute.memory;
     let update_ns = 32.0 * run.layer_params() / f64::from(run.tp) / hbm * 1e9;
     for layer in &mut spec.workload.layers {
-        let block = match layer.name.as_str() {
-            n if n.starts_with("attention") && !n.ends_with("_allgather") => work.attention,
-            n if n.starts_with("mlp") && !n.ends_with("_allgather") => work.mlp,
+        let block = match block_of(&layer.name) {
+            Some("attention") => work.attention,
+            Some("mlp") => work.mlp,
+            Some("moe") => moe.mlp,
             _ => continue,
         };
         layer.forward.compute_ns = ns(block.forward);
         layer.input_grad.compute_ns = ns(block.input_grad);
         layer.weight_grad.compute_ns = ns(block.weight_grad);
-        if layer.name.starts_with("mlp") {
+        if block_of(&layer.name) != Some("attention") {
             layer.update_ns = update_ns;
         }
     }

@@ -90,11 +90,18 @@ Usage: libra-studio pareto SCENARIO-INPUT --budgets LO:HI:N [constraints] [--csv
         summary: "the Scenario JSON of LIBRA's input files, or of one co-design candidate",
         page: "\
 Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
-       libra-studio scenario --model M --npus N --tp T --pp P --dp D --shape S [--micro-batch B]
-                             [--mapping tp-pp-dp|tp-dp-pp] [--budget USD] [--system dgx-a100]
+       libra-studio scenario --model M --npus N --tp T [--cp C] --pp P --dp D [--ep E] --shape S
+                             [--micro-batch B] [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
+                             [--system dgx-a100] [--kv-heads K] [--mlp gelu|swiglu]
+                             [--experts E --top-k K --expert-ffn F --shared-experts S
+                              --moe-layers all|after:K|every:N --capacity-factor C]
 
   --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
-  --model ...    one co-design candidate as a scenario (optimize --scenario gives its time)
+  --model ...    one co-design candidate as a scenario (optimize --scenario gives its time);
+                 any preset, mixtral-8x7b, mixtral-8x22b and deepseek-v3 included
+  --cp C         context parallelism: keys and values all-gathered over the CP groups
+  --ep E         expert parallelism carved from each stage's TP x CP x DP ranks: the MoE
+                 layers' dispatch and combine all-to-alls over the EP groups
   --system S     time its compute on a real system (docs/predict.md: matrix products by shape,
                  memory-bound kernels, recomputation, host time per layer, the Adam step) instead
                  of --peak-tflops x --efficiency; the network stays the design's

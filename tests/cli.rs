@@ -1684,16 +1684,28 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
         "{labels:?}"
     );
     std::fs::remove_file(&path).ok();
-    // The co-design still searches dense models only, and says so.
-    let (code, _, err) = run(&args(&[
+    // The co-design searches EP with the rest.
+    let (code, out, err) = run(&args(&[
         "codesign",
         "--model",
         "mixtral-8x7b",
         "--npus",
         "64",
+        "--global-batch",
+        "256",
+        "--system",
+        "dgx-h100",
+        "--budgets",
+        "1e6:4e6:3",
     ]));
-    assert_eq!(code, 2);
-    assert!(err.contains("mixture of experts"), "{err}");
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let best = &v["best"];
+    let ep = best.get("ep").and_then(Value::as_u64).unwrap_or(1);
+    assert!(
+        8 % ep == 0 && best["time_ns"].as_f64().unwrap() > 0.0,
+        "{best}"
+    );
     // EP must carve the stage's ranks.
     let (code, _, err) = run(&args(&[
         "scenario",

@@ -64,18 +64,6 @@ fn model(
     architecture_options: bool,
 ) -> Result<(Transformer, MemoryOptions), ArgError> {
     let preset = preset_of(args)?;
-    if let Some(p) = preset.filter(|p| p.is_moe() && !architecture_options) {
-        return Err(ArgError::Bad {
-            option: "model".into(),
-            message: format!(
-                "{} is a mixture of experts: the co-design searches dense models only so far \
-                 ({}); `scenario --model {}` builds it and `predict` times it",
-                p.key(),
-                ModelPreset::DENSE.map(ModelPreset::key).join(", "),
-                p.key()
-            ),
-        });
-    }
     let mut t = match preset {
         Some(p) => p.transformer(),
         None => Transformer {
@@ -360,6 +348,8 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         parallelism,
         micro_batch: whole(&args, "micro-batch")?.unwrap_or(1),
         order,
+        cp: t.cp,
+        ep: t.ep,
     };
     let chosen = super::systems::chosen(&args)?;
     let costs = costs(&args, chosen.as_ref())?;

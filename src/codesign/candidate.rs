@@ -4,7 +4,7 @@
 //! time the co-design reports.
 
 use crate::model::builder::{BuildError, Transformer};
-use crate::model::communicator::{LayOrder, Mapping, Parallelism};
+use crate::model::communicator::{FoldedMapping, LayOrder, Parallelism};
 use crate::model::cost::CostModel;
 use crate::model::memory::{memory_per_npu, MemoryOptions, MemoryPerNpu};
 use crate::model::network::{Dim, Network, Topology};
@@ -13,15 +13,54 @@ use crate::model::training::ModelOptions;
 use crate::model::Communicator;
 use serde::{Deserialize, Serialize};
 
+fn one() -> u32 {
+    1
+}
+
+fn is_one(v: &u32) -> bool {
+    *v == 1
+}
+
 /// The least bandwidth of every dimension of a candidate, GB/s (as in the shape comparison).
 pub const MIN_GBPS: f64 = 1.0;
 
-/// The choices that make a candidate, besides its shape.
+/// The choices that make a candidate, besides its shape: TP x PP x DP, context parallelism
+/// (the NPUs are TP x CP x PP x DP) and expert parallelism (carved from a stage's TP x CP x DP
+/// ranks), the micro-batch and the lay order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Choice {
     pub parallelism: Parallelism,
     pub micro_batch: u32,
     pub order: LayOrder,
+    pub cp: u32,
+    pub ep: u32,
+}
+
+impl Choice {
+    /// TP x PP x DP without context or expert parallelism.
+    pub fn plain(parallelism: Parallelism, micro_batch: u32, order: LayOrder) -> Choice {
+        Choice {
+            parallelism,
+            micro_batch,
+            order,
+            cp: 1,
+            ep: 1,
+        }
+    }
+
+    /// "TP 8 × PP 4 × DP 128" (with "CP c ×" and "EP e" when used).
+    pub fn degrees_label(&self) -> String {
+        let p = self.parallelism;
+        let cp = match self.cp {
+            1 => String::new(),
+            c => format!(" × CP {c}"),
+        };
+        let ep = match self.ep {
+            1 => String::new(),
+            e => format!(", EP {e}"),
+        };
+        format!("TP {}{cp} × PP {} × DP {}{ep}", p.tp, p.pp, p.dp)
+    }
 }
 
 /// `t` trained with `choice` (its own parallelism and micro-batch replaced).
@@ -30,6 +69,8 @@ pub fn with_choice(t: &Transformer, choice: &Choice) -> Transformer {
         parallelism: choice.parallelism,
         micro_batch: choice.micro_batch,
         order: choice.order,
+        cp: choice.cp,
+        ep: choice.ep,
         ..t.clone()
     }
 }
@@ -76,29 +117,37 @@ pub fn scenario_from_layers(
     shape: &Network,
     costs: &CostModel,
     layers: &WorkloadSpec,
-    mapping: &Mapping,
+    mapping: &FoldedMapping,
 ) -> Scenario {
     let network = with_tier_latencies(shape, costs);
     let spec = WorkloadSpec {
-        communicator: communicator_of(choice, mapping),
+        communicator: communicator_of(t, choice, mapping),
         ..layers.clone()
     };
     assemble(t, choice, network, costs, spec, None)
 }
 
-/// The communicator the builder gives for `mapping`: TP for the forward and input-gradient
-/// phases, DP for the weight gradients, PP for the stage-to-stage sends.
-pub fn communicator_of(choice: &Choice, mapping: &Mapping) -> Communicator {
+/// The communicator the builder gives `t` for `mapping`: TP for the forward and input-gradient
+/// phases, DP x CP for the weight gradients, PP for the stage-to-stage sends, and the expert,
+/// expert-data and context groups where `t` has experts or `choice` context parallelism.
+pub fn communicator_of(t: &Transformer, choice: &Choice, mapping: &FoldedMapping) -> Communicator {
+    let used = |g: &crate::model::Groups| g.iter().any(Option::is_some);
+    let when = |on: bool, g: &crate::model::Groups| match on && used(g) {
+        true => g.clone(),
+        false => Vec::new(),
+    };
     Communicator {
         forward: mapping.tp.clone(),
         input_grad: mapping.tp.clone(),
-        weight_grad: mapping.dp.clone(),
+        weight_grad: mapping.dp_cp.clone(),
         pipeline: if choice.parallelism.pp > 1 {
             mapping.pp.clone()
         } else {
             Vec::new()
         },
-        ..Default::default()
+        expert: when(t.moe.is_some(), &mapping.ep),
+        expert_data: when(t.moe.is_some(), &mapping.edp),
+        context: when(choice.cp > 1, &mapping.cp),
     }
 }
 
@@ -122,11 +171,19 @@ fn assemble(
     let linear = crate::model::taper::taper_constraints(&network, costs);
     Scenario {
         name: format!(
-            "{} TP{} PP{} DP{} b{} on {}",
+            "{} TP{}{} PP{} DP{}{} b{} on {}",
             t.name,
             p.tp,
+            match choice.cp {
+                1 => String::new(),
+                c => format!(" CP{c}"),
+            },
             p.pp,
             p.dp,
+            match choice.ep {
+                1 => String::new(),
+                e => format!(" EP{e}"),
+            },
             choice.micro_batch,
             network.shape_label()
         ),
@@ -165,16 +222,28 @@ pub struct MappingOut {
     pub tp: Vec<i64>,
     pub pp: Vec<i64>,
     pub dp: Vec<i64>,
+    /// Context parallelism's groups (empty without it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cp: Vec<i64>,
+    /// Expert parallelism's groups (empty without it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ep: Vec<i64>,
 }
 
 impl MappingOut {
-    pub fn new(order: LayOrder, m: &Mapping) -> MappingOut {
+    pub fn new(order: LayOrder, m: &FoldedMapping) -> MappingOut {
         let v = |g: &crate::model::Groups| g.iter().map(|x| x.map_or(-1, i64::from)).collect();
+        let used = |g: &crate::model::Groups| match g.iter().any(Option::is_some) {
+            true => v(g),
+            false => Vec::new(),
+        };
         MappingOut {
             order: order.key().to_string(),
             tp: v(&m.tp),
             pp: v(&m.pp),
             dp: v(&m.dp),
+            cp: used(&m.cp),
+            ep: used(&m.ep),
         }
     }
 }
@@ -186,6 +255,12 @@ pub struct Design {
     pub tp: u32,
     pub pp: u32,
     pub dp: u32,
+    /// Context parallelism (1: none).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub cp: u32,
+    /// Expert parallelism (1: none, or no experts).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub ep: u32,
     pub micro_batch: u32,
     pub shape: Vec<ShapeDim>,
     /// "Ring 4 × FullyConnected 8 × ...".
@@ -241,14 +316,26 @@ impl Design {
             },
             micro_batch: self.micro_batch,
             order: LayOrder::parse(&self.mapping.order)?,
+            cp: self.cp,
+            ep: self.ep,
         })
     }
 
-    /// The parallelism in words: "TP 8 × PP 4 × DP 128, micro-batch 1".
+    /// The parallelism in words: "TP 8 × PP 4 × DP 128, micro-batch 1" (with CP and EP when
+    /// used).
     pub fn parallelism_label(&self) -> String {
-        format!(
-            "TP {} × PP {} × DP {}, micro-batch {}",
-            self.tp, self.pp, self.dp, self.micro_batch
-        )
+        let c = self.choice().unwrap_or(Choice {
+            order: LayOrder::TpPpDp,
+            ..Choice::plain(
+                Parallelism {
+                    tp: self.tp,
+                    pp: self.pp,
+                    dp: self.dp,
+                },
+                self.micro_batch,
+                LayOrder::TpPpDp,
+            )
+        });
+        format!("{}, micro-batch {}", c.degrees_label(), self.micro_batch)
     }
 }

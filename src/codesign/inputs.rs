@@ -556,7 +556,6 @@ impl CodesignInputs {
 
     pub fn preset(&self) -> Result<ModelPreset, CodesignError> {
         ModelPreset::parse(&self.model)
-            .filter(|p| !p.is_moe())
             .ok_or_else(|| CodesignError::UnknownModel(self.model.clone()))
     }
 

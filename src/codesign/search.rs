@@ -1,6 +1,7 @@
-//! The co-design search (docs/codesign.md): for a transformer on N NPUs, every TP x PP x DP = N
-//! with TP dividing the heads, PP the layers and DP x micro-batch the global batch; every
-//! micro-batch size; every network shape within the tier limits (or one fixed shape); both lay
+//! The co-design search (docs/codesign.md): for a transformer on N NPUs, every TP x CP x PP x DP
+//! = N with TP dividing the heads, CP the sequence (long sequences only, [`CP_FROM_SEQ`]), PP
+//! leaving the last stage a layer and DP x micro-batch the global batch, and with experts every EP
+//! dividing them and the stage's TP x CP x DP ranks; every micro-batch size; every network shape within the tier limits (or one fixed shape); both lay
 //! orders (TP innermost, then PP then DP, or DP then PP); and for each the certified optimal
 //! bandwidths at every budget.
 //!
@@ -16,7 +17,7 @@
 //! Candidates are visited by increasing compute time, so good incumbents come early. The run is
 //! a stepper (`step(n)` candidates at a time) so that a page can show progress and cancel.
 
-use super::candidate::{communicator_of, scenario_from_layers, Choice, Design, MappingOut};
+use super::candidate::{scenario_from_layers, Choice, Design, MappingOut};
 use crate::analysis::shapes::{enumerate, DimKind};
 use crate::format::number;
 use crate::model::builder::{BuildError, Transformer};
@@ -120,14 +121,14 @@ pub enum CodesignError {
     ShapeNpus { given: u64, npus: u32 },
     #[error("{npus} NPUs have no shape of 2 to 4 dimensions within the tier limits ({limits}): raise a tier's most NPUs per dimension, or fix a shape")]
     NoShape { npus: u32, limits: String },
-    #[error("{npus} NPUs have no TP x PP x DP = {npus} with TP dividing the {heads} heads, PP the {layers} layers and DP the global batch {global_batch}")]
+    #[error("{npus} NPUs have no TP x CP x PP x DP = {npus} with TP dividing the {heads} heads (and key-value heads), PP at most the {layers} layers with a layer on the last stage, and DP the global batch {global_batch}")]
     NoFactorization {
         npus: u32,
         heads: u32,
         layers: u32,
         global_batch: u32,
     },
-    #[error("no parallelism of {model} on {npus} NPUs fits {} GB of HBM: the least memory needed is {least_gb:.2} GB per NPU ({at}); {divisible} parallelisms and micro-batches pass the divisibility rules (TP | heads, PP | layers, DP x micro-batch | global batch)", number(*.hbm_gb))]
+    #[error("no parallelism of {model} on {npus} NPUs fits {} GB of HBM: the least memory needed is {least_gb:.2} GB per NPU ({at}); {divisible} parallelisms and micro-batches pass the divisibility rules (TP | heads, PP with a layer on the last stage, DP x micro-batch | global batch, EP | experts)", number(*.hbm_gb))]
     Memory {
         model: String,
         npus: u32,
@@ -186,8 +187,8 @@ fn nothing_solved(
 /// A parallelism and micro-batch that fit in memory, with what does not depend on the shape.
 #[derive(Clone, Debug)]
 struct Group {
-    parallelism: Parallelism,
-    micro_batch: u32,
+    /// The degrees and micro-batch (its order is the key's).
+    choice: Choice,
     memory: MemoryPerNpu,
     compute_ns: f64,
     layers: WorkloadSpec,
@@ -280,8 +281,8 @@ pub struct CodesignStart {
     rank_budget: f64,
     rank_index: usize,
     shapes: Vec<Network>,
-    /// The parallelisms and micro-batches that pass the divisibility rules, and the next one.
-    candidates: Vec<(Parallelism, u32)>,
+    /// The degrees and micro-batches that pass the divisibility rules, and the next one.
+    candidates: Vec<Choice>,
     next: usize,
     groups: Vec<Group>,
     /// The least memory among those that do not fit, and where.
@@ -386,9 +387,9 @@ impl CodesignStart {
         }
         let end = self.next.saturating_add(n).min(self.candidates.len());
         while self.next < end {
-            let (p, b) = self.candidates[self.next];
+            let c = self.candidates[self.next];
             self.next += 1;
-            if let Err(e) = self.look_at(&p, b) {
+            if let Err(e) = self.look_at(&c) {
                 self.finished = true;
                 return Some(Err(e));
             }
@@ -400,14 +401,18 @@ impl CodesignStart {
         Some(self.finish())
     }
 
-    fn look_at(&mut self, p: &Parallelism, b: u32) -> Result<(), CodesignError> {
+    fn look_at(&mut self, choice: &Choice) -> Result<(), CodesignError> {
         let setup = &self.setup;
-        let (memory, ok) = fits(setup, p, b);
+        let (memory, ok) = fits(setup, choice);
         if !ok {
             if self.least.as_ref().is_none_or(|l| memory.total_bytes < l.0) {
                 self.least = Some((
                     memory.total_bytes,
-                    format!("TP {} x PP {} x DP {}, micro-batch {b}", p.tp, p.pp, p.dp),
+                    format!(
+                        "{}, micro-batch {}",
+                        choice.degrees_label().replace('×', "x"),
+                        choice.micro_batch
+                    ),
                 ));
             }
             return Ok(());
@@ -421,12 +426,7 @@ impl CodesignStart {
                 latency_ns: 0.0,
             }],
         };
-        let choice = Choice {
-            parallelism: *p,
-            micro_batch: b,
-            order: LayOrder::TpPpDp,
-        };
-        let chosen = super::candidate::with_choice(&setup.model, &choice);
+        let chosen = super::candidate::with_choice(&setup.model, choice);
         let mut layers = chosen.build(&flat).map_err(CodesignError::Model)?;
         if let Some(system) = &setup.system {
             crate::predict::workload::time_on(
@@ -442,12 +442,11 @@ impl CodesignStart {
         }
         let compute_ns = layers.workload.compute_ns();
         self.groups.push(Group {
-            parallelism: *p,
-            micro_batch: b,
+            choice: *choice,
             memory,
             compute_ns,
             layers,
-            orders: orders(p),
+            orders: orders(&choice.parallelism),
         });
         Ok(())
     }
@@ -469,18 +468,7 @@ impl CodesignStart {
         groups.sort_by(|a, b| a.compute_ns.total_cmp(&b.compute_ns));
         // The communicator is rebuilt per shape; the flat one is only a placeholder.
         for g in &mut groups {
-            g.layers.communicator = communicator_of(
-                &Choice {
-                    parallelism: g.parallelism,
-                    micro_batch: g.micro_batch,
-                    order: LayOrder::TpPpDp,
-                },
-                &crate::model::Mapping {
-                    tp: vec![],
-                    pp: vec![],
-                    dp: vec![],
-                },
-            );
+            g.layers.communicator = Default::default();
         }
         let shapes = std::mem::take(&mut self.shapes);
         let total = groups.iter().map(|g| g.orders.len() * shapes.len()).sum();
@@ -590,14 +578,16 @@ impl CodesignRun {
             return;
         }
         let shape = &self.shapes[key.shape];
-        let Ok(mapping) = group.parallelism.map_in_order(shape, key.order) else {
+        let choice = Choice {
+            order: key.order,
+            ..group.choice
+        };
+        let Ok(mapping) = choice
+            .parallelism
+            .map_folded(shape, key.order, choice.cp, choice.ep)
+        else {
             self.pruned.lay += 1;
             return;
-        };
-        let choice = Choice {
-            parallelism: group.parallelism,
-            micro_batch: group.micro_batch,
-            order: key.order,
         };
         let sc = scenario_from_layers(
             &self.setup.model,
@@ -659,16 +649,19 @@ impl CodesignRun {
     fn design(&self, key: Key, p: &FrontPoint) -> Design {
         let group = &self.groups[key.group];
         let shape = &self.shapes[key.shape];
-        let mapping = group
+        let c = group.choice;
+        let mapping = c
             .parallelism
-            .map_in_order(shape, key.order)
+            .map_folded(shape, key.order, c.cp, c.ep)
             .expect("a solved candidate lays");
-        let par = group.parallelism;
+        let par = c.parallelism;
         Design {
             tp: par.tp,
             pp: par.pp,
             dp: par.dp,
-            micro_batch: group.micro_batch,
+            cp: c.cp,
+            ep: c.ep,
+            micro_batch: c.micro_batch,
             shape: Design::shape_of(shape),
             shape_label: shape.shape_label(),
             mapping: MappingOut::new(key.order, &mapping),
@@ -867,26 +860,59 @@ fn limits_text(costs: &CostModel) -> String {
         .join(", ")
 }
 
-/// Every (TP, PP, DP, micro-batch) that passes the divisibility rules, in search order.
-fn divisible(setup: &CodesignSetup) -> Vec<(Parallelism, u32)> {
+/// The least sequence that context parallelism is searched for: CP splits long sequences (Llama
+/// 3 at 128K); at a few thousand tokens a rank's share is too thin to pay its exchange.
+pub const CP_FROM_SEQ: u32 = 16_384;
+
+/// Every choice of degrees and micro-batch that passes the divisibility rules, in search order:
+/// TP dividing the heads (and the key-value heads), CP dividing the sequence (from
+/// [`CP_FROM_SEQ`] tokens), any PP that leaves the last stage a layer (the busiest stages hold
+/// `ceil(L / PP)`: Llama 3 405B's 126 layers and DeepSeek-V3's 61 on 16 stages), DP x
+/// micro-batch the global batch, EP dividing the experts and the stage's TP x CP x DP ranks.
+fn divisible(setup: &CodesignSetup) -> Vec<Choice> {
     let t = &setup.model;
     let n = setup.npus;
-    let mut out = Vec::new();
     let kv = t.kv_heads.unwrap_or(t.heads);
+    let mut out = Vec::new();
     for tp in divisors(n)
         .into_iter()
         .filter(|tp| t.heads.is_multiple_of(*tp) && kv.is_multiple_of(*tp))
     {
-        for pp in divisors(n / tp)
-            .into_iter()
-            .filter(|pp| t.layers.is_multiple_of(*pp))
-        {
-            let dp = n / tp / pp;
-            if !t.global_batch.is_multiple_of(dp) {
-                continue;
-            }
-            for b in divisors(t.global_batch / dp) {
-                out.push((Parallelism { tp, pp, dp }, b));
+        let cps: Vec<u32> = match t.seq_len >= CP_FROM_SEQ {
+            true => divisors(n / tp)
+                .into_iter()
+                .filter(|c| t.seq_len.is_multiple_of(*c))
+                .collect(),
+            false => vec![1],
+        };
+        for cp in cps {
+            for pp in divisors(n / tp / cp)
+                .into_iter()
+                .filter(|&pp| t.layers >= pp && t.layers.div_ceil(pp) * (pp - 1) < t.layers)
+            {
+                let dp = n / tp / cp / pp;
+                if !t.global_batch.is_multiple_of(dp) {
+                    continue;
+                }
+                let fold = u64::from(tp) * u64::from(cp) * u64::from(dp);
+                let eps: Vec<u32> = match &t.moe {
+                    Some(m) => divisors(m.experts)
+                        .into_iter()
+                        .filter(|e| fold.is_multiple_of(u64::from(*e)))
+                        .collect(),
+                    None => vec![1],
+                };
+                for ep in eps {
+                    for b in divisors(t.global_batch / dp) {
+                        out.push(Choice {
+                            parallelism: Parallelism { tp, pp, dp },
+                            micro_batch: b,
+                            order: LayOrder::TpPpDp,
+                            cp,
+                            ep,
+                        });
+                    }
+                }
             }
         }
     }
@@ -896,18 +922,13 @@ fn divisible(setup: &CodesignSetup) -> Vec<(Parallelism, u32)> {
 fn memory_pruned(setup: &CodesignSetup, shapes: usize) -> usize {
     divisible(setup)
         .into_iter()
-        .filter(|(p, b)| !fits(setup, p, *b).1)
-        .map(|(p, _)| shapes * orders(&p).len())
+        .filter(|c| !fits(setup, c).1)
+        .map(|c| shapes * orders(&c.parallelism).len())
         .sum()
 }
 
-fn fits(setup: &CodesignSetup, p: &Parallelism, b: u32) -> (MemoryPerNpu, bool) {
-    let choice = Choice {
-        parallelism: *p,
-        micro_batch: b,
-        order: LayOrder::TpPpDp,
-    };
-    let m = super::candidate::memory_of(&setup.model, &choice, &setup.memory);
+fn fits(setup: &CodesignSetup, choice: &Choice) -> (MemoryPerNpu, bool) {
+    let m = super::candidate::memory_of(&setup.model, choice, &setup.memory);
     let ok = m.fits(setup.hbm_gb).is_ok();
     (m, ok)
 }
@@ -935,6 +956,52 @@ mod tests {
     }
 
     #[test]
+    fn with_experts_the_search_equals_brute_force_over_every_ep_too() {
+        // Mixtral 8x7B on 64 NPUs (8 x 8 on NVLink and NDR): every TP x PP x DP, EP and
+        // micro-batch that fits, solved through `scenario --model`'s scenario.
+        let spec = crate::systems::system_preset("dgx-h100").unwrap();
+        let shape = spec.network(64).unwrap();
+        let costs = spec.cost_model();
+        let budgets = vec![1e6, 3e6];
+        let mut s = CodesignSetup::of_preset(
+            ModelPreset::Mixtral8x7b,
+            64,
+            costs,
+            ShapeSpace::Fixed(shape.clone()),
+            budgets.clone(),
+        );
+        s.model.global_batch = 64;
+        let run = CodesignRun::new(&s).unwrap().run();
+        run.outcome().unwrap();
+        let mut all: Vec<Vec<f64>> = vec![Vec::new(); budgets.len()];
+        let mut eps = std::collections::BTreeSet::new();
+        for c in divisible(&s).into_iter().filter(|c| fits(&s, c).1) {
+            eps.insert(c.ep);
+            for order in orders(&c.parallelism) {
+                let choice = Choice { order, ..c };
+                for (i, &x) in budgets.iter().enumerate() {
+                    let sc = scenario_of(&s.model, &choice, &shape, &s.costs, Some(x)).unwrap();
+                    let Ok(problem) = compile(&sc) else { continue };
+                    if let Ok(sol) = solve(&problem, &SolveOptions::default()) {
+                        all[i].push(sol.time_ns);
+                    }
+                }
+            }
+        }
+        assert!(eps.len() >= 3, "EP searched: {eps:?}");
+        for (i, d) in run.front().iter().enumerate() {
+            let brute = all[i].iter().copied().fold(f64::INFINITY, f64::min);
+            assert!(
+                (d.time_ns - brute).abs() <= 2e-6 * brute,
+                "budget {}: search {} (EP {}) vs brute force {brute}",
+                budgets[i],
+                d.time_ns,
+                d.ep
+            );
+        }
+    }
+
+    #[test]
     fn at_a_fixed_shape_the_search_equals_brute_force_over_every_parallelism() {
         let shape = presets::libra_4d_network();
         let budgets = vec![2e6, 8e6, 3e7];
@@ -945,16 +1012,13 @@ mod tests {
         // through the Scenario that `scenario --model` writes.
         let mut all: Vec<Vec<(f64, String)>> = vec![Vec::new(); budgets.len()];
         let mut fitting = 0;
-        for (p, b) in divisible(&s) {
-            if !fits(&s, &p, b).1 {
+        for c in divisible(&s) {
+            if !fits(&s, &c).1 {
                 continue;
             }
+            let (p, b) = (c.parallelism, c.micro_batch);
             for order in orders(&p) {
-                let choice = Choice {
-                    parallelism: p,
-                    micro_batch: b,
-                    order,
-                };
+                let choice = Choice { order, ..c };
                 fitting += 1;
                 for (i, &x) in budgets.iter().enumerate() {
                     let sc = scenario_of(&s.model, &choice, &shape, &s.costs, Some(x)).unwrap();
@@ -1060,7 +1124,7 @@ mod tests {
         };
         assert_eq!(
             e.to_string(),
-            "4099 NPUs have no TP x PP x DP = 4099 with TP dividing the 96 heads, PP the 96 layers and DP the global batch 1536"
+            "4099 NPUs have no TP x CP x PP x DP = 4099 with TP dividing the 96 heads (and key-value heads), PP at most the 96 layers with a layer on the last stage, and DP the global batch 1536"
         );
         let mut s = setup(layouts.clone(), vec![1e7]);
         s.npus = 16;

@@ -426,7 +426,7 @@ pub fn CodesignPanel() -> impl IntoView {
                             });
                         }
                     >
-                        {ModelPreset::DENSE
+                        {ModelPreset::ALL
                             .into_iter()
                             .map(|p| (p.key(), p.transformer().name))
                             .chain([(CUSTOM, "Custom (your sizes)".to_string())])

@@ -285,9 +285,18 @@ pub fn compare_table(budgets: &[f64], fronts: &[ShapeFront]) -> DataTable {
 
 /// The co-design's fastest designs at its ranking budget, fastest first.
 pub fn codesign_ranked_table(result: &crate::codesign::CodesignResult) -> DataTable {
+    // Context and expert parallelism get their place when some design uses them.
+    let cp = result.ranked.iter().any(|d| d.cp > 1);
+    let ep = result.ranked.iter().any(|d| d.ep > 1);
+    let degrees = match (cp, ep) {
+        (false, false) => "TP × PP × DP",
+        (true, false) => "TP × CP × PP × DP",
+        (false, true) => "TP × PP × DP, EP",
+        (true, true) => "TP × CP × PP × DP, EP",
+    };
     let mut t = DataTable::new(&[
         "#",
-        "TP × PP × DP",
+        degrees,
         "micro-batch",
         "shape",
         "mapping",
@@ -299,7 +308,13 @@ pub fn codesign_ranked_table(result: &crate::codesign::CodesignResult) -> DataTa
     for (k, d) in result.ranked.iter().enumerate() {
         t.rows.push(vec![
             (k + 1).to_string(),
-            format!("{} × {} × {}", d.tp, d.pp, d.dp),
+            match cp {
+                true => format!("{} × {} × {} × {}", d.tp, d.cp, d.pp, d.dp),
+                false => format!("{} × {} × {}", d.tp, d.pp, d.dp),
+            } + &match ep {
+                true => format!(", EP {}", d.ep),
+                false => String::new(),
+            },
             d.micro_batch.to_string(),
             d.shape_label.clone(),
             d.mapping.order.clone(),

@@ -402,13 +402,15 @@ pub fn CodesignPanel() -> impl IntoView {
         <section class="panel shapes" aria-label="Co-design parallelism and network" data-testid="codesign-view">
             <h2>"Co-design: parallelism, shape and bandwidths"</h2>
             <p class="hint">
-                "Which way of splitting the model (tensor × pipeline × data parallel, micro-batch) on \
-                 which network shape, with which bandwidths, trains fastest for the money? Every \
-                 split that fits the HBM (16 bytes per parameter with the optimizer state sharded \
-                 over DP, or everything with ZeRO-3; activations with selective or full \
-                 recomputation) is laid on every shape within \
+                "Which way of splitting the model (tensor × pipeline × data parallel, with context \
+                 parallelism for long sequences and expert parallelism for mixtures of experts, \
+                 micro-batch) on which network shape, with which bandwidths, trains fastest for \
+                 the money? Every split that fits the HBM (16 bytes per parameter with the \
+                 optimizer state sharded over DP, or everything with ZeRO-3; activations with \
+                 selective or full recomputation) is laid on every shape within \
                  the cost tiers' limits, or on a picked system's own network (TP innermost, then \
-                 PP and DP in either order), each with \
+                 CP, then PP and DP in either order; EP carved from a stage's TP, CP and DP \
+                 ranks), each with \
                  certified optimal bandwidths at every budget, timed with the tiers' latencies, \
                  pipeline sends and the 1F1B bubble. Lower bounds skip the candidates that cannot win."
             </p>

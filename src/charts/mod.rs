@@ -16,6 +16,7 @@ pub mod route_charts;
 pub mod study_charts;
 pub mod tables;
 pub mod time_bars;
+pub mod traffic_bars;
 
 pub use bw_bars::{draw_bw_bars, BwBar};
 pub use chart::{Area, Chart, PointInfo};

@@ -3,6 +3,7 @@
 
 use super::chart::{Area, Chart, PointInfo};
 use super::tables::DataTable;
+use super::traffic_bars::{draw_traffic_bars, traffic_bars};
 use super::{
     draw_bw_bars, draw_cost_bars, draw_front, draw_time_bars, BwBar, ChartStyle, CostBar, Design,
     FrontChart, TimeBar,
@@ -31,14 +32,17 @@ pub enum StudyChart {
     TimeBreakdown,
     /// Network cost of the optimum per dimension and component.
     Cost,
+    /// Exposed communication of the optimum per dimension, by kind of traffic.
+    Traffic,
 }
 
 impl StudyChart {
-    pub const ALL: [StudyChart; 4] = [
+    pub const ALL: [StudyChart; 5] = [
         StudyChart::Front,
         StudyChart::TimeBreakdown,
         StudyChart::Bandwidth,
         StudyChart::Cost,
+        StudyChart::Traffic,
     ];
 
     /// The canvas's `data-testid`.
@@ -48,6 +52,7 @@ impl StudyChart {
             StudyChart::Bandwidth => "chart-bw",
             StudyChart::TimeBreakdown => "chart-breakdown",
             StudyChart::Cost => "chart-cost",
+            StudyChart::Traffic => "chart-traffic",
         }
     }
 
@@ -58,6 +63,7 @@ impl StudyChart {
             StudyChart::Bandwidth => "bandwidth",
             StudyChart::TimeBreakdown => "time-breakdown",
             StudyChart::Cost => "cost-breakdown",
+            StudyChart::Traffic => "traffic-breakdown",
         }
     }
 
@@ -68,6 +74,7 @@ impl StudyChart {
             StudyChart::Bandwidth => "Bandwidth per NPU in each dimension, uniform split and optimum",
             StudyChart::TimeBreakdown => "Training time per iteration, compute and exposed communication per dimension, uniform split and optimum",
             StudyChart::Cost => "Network cost of the optimum per dimension, by links, switches and NICs",
+            StudyChart::Traffic => "Exposed communication of the optimum per dimension, by kind of traffic: tensor, context and pipeline parallelism, expert all-to-alls and data-parallel gradients",
         }
     }
 
@@ -122,6 +129,12 @@ impl StudyChart {
             StudyChart::Cost => {
                 let bars = CostBar::from_cost(&study.evaluation.cost, labels);
                 draw_cost_bars(area, &bars, style)
+                    .map(|_| Vec::new())
+                    .map_err(err)
+            }
+            StudyChart::Traffic => {
+                let bars = traffic_bars(&study.dim_labels, &study.evaluation);
+                draw_traffic_bars(area, &bars, style)
                     .map(|_| Vec::new())
                     .map_err(err)
             }

@@ -106,6 +106,24 @@ impl StudyChart {
                 row("optimum", &study.evaluation);
                 t
             }
+            StudyChart::Traffic => {
+                let mut headers = vec!["dimension".to_string()];
+                headers.extend(
+                    crate::model::workload::Traffic::ALL
+                        .iter()
+                        .map(|t| t.name().to_string()),
+                );
+                let mut t = DataTable {
+                    headers,
+                    rows: Vec::new(),
+                };
+                for b in super::traffic_bars::traffic_bars(&study.dim_labels, &study.evaluation) {
+                    let mut r = vec![b.label];
+                    r.extend(b.by_traffic_ns.iter().map(|&v| duration_ns(v)));
+                    t.rows.push(r);
+                }
+                t
+            }
             StudyChart::Cost => {
                 let mut header = vec!["dimension"];
                 header.extend(CostComponent::ALL.map(CostComponent::label));

@@ -162,6 +162,20 @@ impl Evaluation {
         out
     }
 
+    /// Weighted exposed communication by kind of traffic (TP, CP, EP, PP, DP), then dimension.
+    pub fn exposed_by_traffic(&self) -> [Vec<f64>; 5] {
+        let dims = self.bw_gbps.len();
+        let mut out: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; dims]);
+        for w in &self.workloads {
+            for (o, t) in out.iter_mut().zip(&w.time.by_traffic_ns) {
+                for (o, e) in o.iter_mut().zip(t) {
+                    *o += w.weight * e;
+                }
+            }
+        }
+        out
+    }
+
     /// LIBRA's PerfPerCost objective value: `T_ns * Cost_usd / 1e10`.
     pub fn time_x_cost(&self) -> f64 {
         self.time_ns * self.cost_usd / 1e10

@@ -20,7 +20,7 @@
 use super::collective::{combine, dim_times, message_sizes_on, DimCombine};
 use super::communicator::{Communicator, CommunicatorError};
 use super::network::{Network, NetworkError};
-use super::workload::{Collective, Over, PhaseKind, Workload, WorkloadError};
+use super::workload::{Collective, Over, PhaseKind, Traffic, Workload, WorkloadError};
 use serde::{Deserialize, Serialize};
 
 /// Which training loop turns per-phase times into an iteration time.
@@ -81,6 +81,8 @@ pub struct TimeBreakdown {
     pub compute_ns: f64,
     /// Exposed communication by phase kind (Forward, InputGrad, WeightGrad), then by dimension.
     pub exposed_ns: [Vec<f64>; 3],
+    /// The same by kind of traffic ([`Traffic::ALL`]: TP, CP, EP, PP, DP), then by dimension.
+    pub by_traffic_ns: [Vec<f64>; 5],
 }
 
 impl TimeBreakdown {
@@ -142,6 +144,9 @@ pub fn iteration_time_on(
     check_bandwidths(net, bw_gbps)?;
     let dims = net.dims.len();
     let mut exposed: [Vec<f64>; 3] = std::array::from_fn(|_| vec![0.0; dims]);
+    let mut traffic: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; dims]);
+    // The weight-gradient phases' share of `traffic` (what an overlapping loop may hide).
+    let mut wg_traffic: [Vec<f64>; 5] = std::array::from_fn(|_| vec![0.0; dims]);
     // Collective time of every layer and phase kind: [layer][kind].
     let mut coll = vec![[0.0; 3]; workload.layers.len()];
     for (l, layer) in workload.layers.iter().enumerate() {
@@ -175,14 +180,20 @@ pub fn iteration_time_on(
             );
             let (t, arg) = combine(&times, opts.combine);
             coll[l][kind.index()] = t;
-            let share = &mut exposed[kind.index()];
-            match opts.combine {
-                DimCombine::Max => {
-                    if let Some(d) = arg {
-                        share[d] += t;
+            let by = Traffic::of(kind, phase).index();
+            let mut shares = vec![&mut exposed[kind.index()], &mut traffic[by]];
+            if kind == PhaseKind::WeightGrad {
+                shares.push(&mut wg_traffic[by]);
+            }
+            for share in shares {
+                match opts.combine {
+                    DimCombine::Max => {
+                        if let Some(d) = arg {
+                            share[d] += t;
+                        }
                     }
+                    DimCombine::Sum => share.iter_mut().zip(&times).for_each(|(s, t)| *s += t),
                 }
-                DimCombine::Sum => share.iter_mut().zip(&times).for_each(|(s, t)| *s += t),
             }
         }
     }
@@ -219,6 +230,12 @@ pub fn iteration_time_on(
                 0.0
             };
             exposed[2].iter_mut().for_each(|e| *e *= scale);
+            // Only weight-gradient phases overlap: their traffic shrinks by the same share.
+            for (t, w) in traffic.iter_mut().zip(&wg_traffic) {
+                for (t, w) in t.iter_mut().zip(w) {
+                    *t -= w * (1.0 - scale);
+                }
+            }
             time
         }
     };
@@ -226,6 +243,7 @@ pub fn iteration_time_on(
         time_ns,
         compute_ns,
         exposed_ns: exposed,
+        by_traffic_ns: traffic,
     })
 }
 
@@ -354,5 +372,70 @@ mod tests {
             iteration_time(&net, &w, &c, &[1.0], &opts),
             Err(TimeError::BandwidthCount { given: 1, dims: 2 })
         );
+    }
+
+    #[test]
+    fn traffic_kinds_share_out_the_exposed_communication_of_each_dimension() {
+        use crate::model::builder::Transformer;
+        use crate::model::communicator::Parallelism;
+        // Llama 3 8B at 32K with TP 2, CP 2, PP 2, DP 8 on 8 x 8: every kind of traffic but EP.
+        let net = Network {
+            dims: [8, 8]
+                .map(|npus| crate::model::Dim {
+                    topology: crate::model::Topology::Switch,
+                    npus,
+                    tier: "InterPod".into(),
+                    latency_ns: 0.0,
+                })
+                .to_vec(),
+        };
+        let t = Transformer {
+            layers: 32,
+            hidden: 4096,
+            ffn: 14_336,
+            heads: 32,
+            kv_heads: Some(8),
+            mlp: crate::model::mlp::Mlp::Swiglu,
+            seq_len: 32_768,
+            global_batch: 64,
+            cp: 2,
+            parallelism: Parallelism {
+                tp: 2,
+                pp: 2,
+                dp: 8,
+            },
+            ..Transformer::gpt3()
+        };
+        let spec = t.build(&net).unwrap();
+        for training_loop in [TrainingLoop::NoOverlap, TrainingLoop::OverlapWeightGrad] {
+            for combine in [DimCombine::Max, DimCombine::Sum] {
+                let opts = ModelOptions {
+                    combine,
+                    latency: false,
+                    training_loop,
+                };
+                let b = iteration_time(
+                    &net,
+                    &spec.workload,
+                    &spec.communicator,
+                    &[100.0, 25.0],
+                    &opts,
+                )
+                .unwrap();
+                for d in 0..2 {
+                    let by_kind: f64 = b.exposed_ns.iter().map(|v| v[d]).sum();
+                    let by_traffic: f64 = b.by_traffic_ns.iter().map(|v| v[d]).sum();
+                    assert!(
+                        (by_kind - by_traffic).abs() <= 1e-9 * by_kind.max(1.0),
+                        "{opts:?} d{d}"
+                    );
+                }
+                let total = |k: Traffic| b.by_traffic_ns[k.index()].iter().sum::<f64>();
+                for k in [Traffic::Tp, Traffic::Cp, Traffic::Pp, Traffic::Dp] {
+                    assert!(total(k) > 0.0, "{k:?} under {opts:?}");
+                }
+                assert_eq!(total(Traffic::Ep), 0.0);
+            }
+        }
     }
 }

@@ -126,6 +126,59 @@ pub enum Over {
     Context,
 }
 
+/// Which parallelism a collective's traffic belongs to: what a teacher points at when a
+/// dimension's bandwidth is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Traffic {
+    /// Tensor parallelism (LIBRA's forward and input-gradient communicators).
+    Tp,
+    /// Context parallelism's keys and values.
+    Cp,
+    /// Expert parallelism's dispatch and combine all-to-alls.
+    Ep,
+    /// Pipeline sends between stages.
+    Pp,
+    /// Data parallelism's gradients (and ZeRO's gathers; experts' gradients too).
+    Dp,
+}
+
+impl Traffic {
+    pub const ALL: [Traffic; 5] = [
+        Traffic::Tp,
+        Traffic::Cp,
+        Traffic::Ep,
+        Traffic::Pp,
+        Traffic::Dp,
+    ];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Traffic::Tp => "TP",
+            Traffic::Cp => "CP",
+            Traffic::Ep => "EP all-to-all",
+            Traffic::Pp => "PP sends",
+            Traffic::Dp => "DP gradients",
+        }
+    }
+
+    /// The traffic of a phase of kind `kind`.
+    pub fn of(kind: PhaseKind, phase: &Phase) -> Traffic {
+        match (phase.over, phase.collective, kind) {
+            (Over::Expert, _, _) => Traffic::Ep,
+            (Over::Context, _, _) => Traffic::Cp,
+            (Over::ExpertData, _, _) => Traffic::Dp,
+            (Over::Phase, Collective::SendRecv, _) => Traffic::Pp,
+            (Over::Phase, _, PhaseKind::WeightGrad) => Traffic::Dp,
+            (Over::Phase, _, _) => Traffic::Tp,
+        }
+    }
+}
+
 impl Over {
     pub fn is_phase(&self) -> bool {
         *self == Over::Phase

@@ -1,4 +1,4 @@
-//! The Design view's four charts of the study, with the pinned study beside it: text enlarged in
+//! The Design view's charts of the study ([`StudyChart::ALL`]), with the pinned study beside it: text enlarged in
 //! large-text and presentation modes, greyed while the input is invalid, the front's points
 //! loadable, and an edit's time measured to the last chart redrawn (`redraw-ms`).
 

@@ -347,3 +347,67 @@ fn presentation_mode_hides_the_editing_chrome_and_a_scenario_prints_on_one_page(
         b.close().await;
     });
 }
+
+#[test]
+fn a_mixture_of_experts_shows_its_all_to_alls_on_the_dimensions_they_cross() {
+    run(Duration::from_secs(180), async {
+        use libra_studio::codesign::{scenario_of, Choice, ModelPreset};
+        use libra_studio::format::duration_ns;
+        use libra_studio::model::communicator::{LayOrder, Parallelism};
+        use libra_studio::model::workload::Traffic;
+        // Mixtral 8x7B on 64 H100s (8 x 8): PP 4 inside a node, DP 16 over the rest, EP 8 over
+        // 2 GPUs of a node and 4 nodes: its dispatch and combine cross both tiers.
+        let spec = libra_studio::systems::system_preset("dgx-h100").unwrap();
+        let shape = spec.network(64).unwrap();
+        let mut t = ModelPreset::Mixtral8x7b.transformer();
+        t.global_batch = 256;
+        let choice = Choice {
+            ep: 8,
+            ..Choice::plain(
+                Parallelism {
+                    tp: 1,
+                    pp: 4,
+                    dp: 16,
+                },
+                1,
+                LayOrder::TpPpDp,
+            )
+        };
+        let sc = scenario_of(&t, &choice, &shape, &spec.cost_model(), Some(2e6)).unwrap();
+        let native = study(&sc).unwrap();
+        let ep = native.evaluation.exposed_by_traffic()[Traffic::Ep.index()].clone();
+        // LIBRA's pipelined dimensions: the slowest (InfiniBand) bounds each all-to-all.
+        assert!(ep[1] > 0.0 && ep[0] == 0.0, "{ep:?}");
+        let b = Browser::start(1400, 1100).await;
+        b.open(&libra_studio::permalink::encode(&sc)).await;
+        b.wait_value("result-time-ns", |v| {
+            close(v, native.evaluation.time_ns, 1e-6)
+        })
+        .await;
+        let (ink, w, h) = b.canvas_ink("chart-traffic").await;
+        assert!(w >= 400 && h >= 200 && ink > 3_000, "{w}x{h}, ink {ink}");
+        b.js("document.querySelector('[data-testid=chart-traffic-table]').open = true;")
+            .await;
+        b.wait_js(
+            "the traffic table",
+            "return document.querySelector('[data-testid=chart-traffic-table]').textContent.includes('EP all-to-all');",
+        )
+        .await;
+        let table = b
+            .js("return document.querySelector('[data-testid=chart-traffic-table]').textContent;")
+            .await;
+        let table = table.as_str().unwrap().to_string();
+        for v in &ep {
+            assert!(
+                table.contains(&duration_ns(*v)),
+                "{} not in {table}",
+                duration_ns(*v)
+            );
+        }
+        b.js("document.querySelector('[data-testid=chart-traffic]').scrollIntoView();")
+            .await;
+        b.screenshot("app-traffic-moe").await;
+        b.assert_no_errors().await;
+        b.close().await;
+    });
+}

@@ -61,7 +61,14 @@ pub fn draw_calibration<DB: DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             "Predicted against measured, per run",
-            ("sans-serif", style.font(16.0))
+            (
+                "sans-serif",
+                style.title_font(
+                    16.0,
+                    "Predicted against measured, per run",
+                    area.dim_in_pixel().0,
+                ),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

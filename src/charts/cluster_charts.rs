@@ -229,7 +229,10 @@ fn frame<'a, DB: DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             title,
-            ("sans-serif", style.font(15.0))
+            (
+                "sans-serif",
+                style.title_font(15.0, title, area.dim_in_pixel().0),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

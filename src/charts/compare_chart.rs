@@ -30,7 +30,10 @@ pub(super) fn money_time_frame<'a, DB: DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             caption,
-            ("sans-serif", style.font(16.0))
+            (
+                "sans-serif",
+                style.title_font(16.0, caption, area.dim_in_pixel().0),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

@@ -197,7 +197,14 @@ where
         .margin(style.px(12.0))
         .caption(
             "Pareto front: least training time at each network cost",
-            ("sans-serif", style.font(16.0))
+            (
+                "sans-serif",
+                style.title_font(
+                    16.0,
+                    "Pareto front: least training time at each network cost",
+                    area.dim_in_pixel().0,
+                ),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

@@ -52,13 +52,31 @@ pub fn draw_landscape<DB: DrawingBackend>(
         return area.present();
     };
     let (dx, dy) = (x1 / l.xs.len() as f64, y1 / l.ys.len() as f64);
-    let (main, legend) =
-        area.split_horizontally(area.dim_in_pixel().0 as i32 - style.px(150.0) as i32);
+    // On a narrow canvas (a phone, Large text in a column) the legends go under the plot, in
+    // rows, instead of a column beside it that would leave the plot a sliver.
+    let (w, h) = area.dim_in_pixel();
+    let narrow = w < style.px(560.0);
+    let cell = style.px(84.0).max(1);
+    let per_row = (w / cell).max(1) as usize;
+    // A title row, the bands and infeasible, a row per path, the uniform split and the optimum.
+    let rows = 1 + (BANDS.len() + 2).div_ceil(per_row) + l.paths.len() + 2;
+    let strip = rows as u32 * style.px(22.0) + style.px(6.0);
+    let (main, legend) = match narrow {
+        true => area.split_vertically(h.saturating_sub(strip) as i32),
+        false => area.split_horizontally(w as i32 - style.px(150.0) as i32),
+    };
     let mut chart = ChartBuilder::on(&main)
         .margin(style.px(12.0))
         .caption(
             format!("Training time over ({}, {})", names.0, names.1),
-            ("sans-serif", style.font(16.0))
+            (
+                "sans-serif",
+                style.title_font(
+                    16.0,
+                    &format!("Training time over ({}, {})", names.0, names.1),
+                    main.dim_in_pixel().0,
+                ),
+            )
                 .into_font()
                 .color(&palette::INK),
         )
@@ -68,6 +86,8 @@ pub fn draw_landscape<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .disable_mesh()
+        // As many labels as fit (merged numbers otherwise on a phone).
+        .x_labels((main.dim_in_pixel().0 / style.px(70.0)).clamp(2, 10) as usize)
         .x_desc(format!("{} (GB/s per NPU)", names.0))
         .y_desc(format!("{} (GB/s per NPU)", names.1))
         .label_style(("sans-serif", style.font(12.0)))
@@ -155,12 +175,22 @@ pub fn draw_landscape<DB: DrawingBackend>(
             + Circle::new((0, 0), r + 2, WHITE.stroke_width(style.px(2.0)))])?
         .label("optimum")
         .legend(move |(x, y)| Circle::new((x + 8, y), 5, palette::CURRENT.filled()));
-    super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     // The band legend.
     let font = ("sans-serif", style.font(12.0))
         .into_font()
         .color(&palette::INK);
     let (row, sw) = (style.px(22.0) as i32, style.px(18.0) as i32);
+    if narrow {
+        return narrow_legend(
+            &legend,
+            l,
+            (row, sw, cell as i32, per_row),
+            font,
+            infeasible,
+        )
+        .and_then(|_| area.present());
+    }
+    super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     let top = style.px(48.0) as i32;
     legend.draw(&Text::new("time vs optimum", (4, top - row), font.clone()))?;
     for k in 0..=BANDS.len() {
@@ -183,6 +213,64 @@ pub fn draw_landscape<DB: DrawingBackend>(
     ))?;
     legend.draw(&Text::new("infeasible", (8 + sw, y + 2), font))?;
     area.present()
+}
+
+/// The legends of a narrow landscape in rows under the plot: the bands (and infeasible), then the
+/// paths, the uniform split and the optimum.
+fn narrow_legend<DB: DrawingBackend>(
+    legend: &DrawingArea<DB, Shift>,
+    l: &Landscape,
+    (row, sw, cell, per_row): (i32, i32, i32, usize),
+    font: TextStyle<'_>,
+    infeasible: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    legend.draw(&Text::new("time vs optimum:", (4, 2), font.clone()))?;
+    let mut entries: Vec<(String, RGBColor)> = (0..=BANDS.len())
+        .map(|k| {
+            let text = match k {
+                k if k < BANDS.len() => format!("≤ +{}%", BANDS[k] * 100.0),
+                _ => format!("> +{}%", BANDS[BANDS.len() - 1] * 100.0),
+            };
+            (text, band_color(k))
+        })
+        .collect();
+    entries.push(("infeasible".into(), infeasible));
+    for p in &l.paths {
+        let color = match p.method {
+            Method::InteriorPoint => palette::INK,
+            Method::ProjectedGradient => palette::GRADIENT,
+        };
+        entries.push((format!("{} ({} steps)", p.method.label(), p.steps), color));
+    }
+    if l.uniform.is_some() {
+        entries.push(("uniform split".into(), palette::UNIFORM_MARK));
+    }
+    entries.push(("optimum".into(), palette::CURRENT));
+    // The paths' long names take a row each.
+    let (mut x, mut y) = (4, row);
+    // The paths, the uniform split and the optimum take a row each (their names are long).
+    let paths = BANDS.len() + 2..usize::MAX;
+    let line = cell * per_row as i32;
+    for (i, (text, color)) in entries.into_iter().enumerate() {
+        let wide = paths.contains(&i);
+        if (wide && x > 4) || x + cell > cell * per_row as i32 + 4 {
+            (x, y) = (4, y + row);
+        }
+        legend.draw(&Rectangle::new(
+            [(x, y + 2), (x + sw, y + sw - 2)],
+            color.filled(),
+        ))?;
+        // A long name is set smaller rather than cut at the edge.
+        let room = f64::from((line - sw - 8).max(1));
+        let fits = room / (0.56 * text.chars().count().max(1) as f64);
+        let size = f64::from(row) * 12.0 / 22.0;
+        let text_font = ("sans-serif", size.min(fits))
+            .into_font()
+            .color(&palette::INK);
+        legend.draw(&Text::new(text, (x + sw + 4, y + 2), text_font))?;
+        x += if wide { line } else { cell };
+    }
+    Ok(())
 }
 
 /// The landscape view's chart.

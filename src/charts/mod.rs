@@ -48,6 +48,17 @@ impl ChartStyle {
     pub fn font(&self, base: f64) -> f64 {
         base * self.scale
     }
+
+    /// A title's font: `base` CSS pixels, smaller when `title` would not fit `width` backend
+    /// pixels (a phone, Large text on a narrow window): never clipped on either side. Sized
+    /// for a sans-serif's widest common glyphs (0.56 em on average, measured on DejaVu Sans).
+    pub fn title_font(&self, base: f64, title: &str, width: u32) -> f64 {
+        let chars = title.chars().count().max(1) as f64;
+        let fits = 0.94 * f64::from(width) / (0.56 * chars);
+        self.font(base)
+            .min(fits)
+            .max(self.font(9.0).min(self.font(base)))
+    }
 }
 
 /// The frame shared by the per-dimension bar charts: title, a segmented x axis with one labelled
@@ -73,7 +84,10 @@ pub(crate) fn dimension_frame<'a, DB: plotters::prelude::DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             title,
-            ("sans-serif", style.font(16.0))
+            (
+                "sans-serif",
+                style.title_font(16.0, title, area.dim_in_pixel().0),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

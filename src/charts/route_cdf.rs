@@ -37,7 +37,14 @@ pub fn draw_rate_cdf<DB: DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             "Flow rates: fraction of flows at or below each rate",
-            ("sans-serif", style.font(15.0))
+            (
+                "sans-serif",
+                style.title_font(
+                    15.0,
+                    "Flow rates: fraction of flows at or below each rate",
+                    area.dim_in_pixel().0,
+                ),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

@@ -239,7 +239,10 @@ pub fn draw_route_compare<DB: DrawingBackend>(
             .margin(style.px(10.0))
             .caption(
                 title,
-                ("sans-serif", style.font(14.0))
+                (
+                    "sans-serif",
+                    style.title_font(14.0, title, panel.dim_in_pixel().0),
+                )
                     .into_font()
                     .color(&palette::INK),
             )
@@ -309,7 +312,14 @@ pub fn draw_route_failures<DB: DrawingBackend>(
         .margin(style.px(12.0))
         .caption(
             "Static makespan against failed spines",
-            ("sans-serif", style.font(15.0))
+            (
+                "sans-serif",
+                style.title_font(
+                    15.0,
+                    "Static makespan against failed spines",
+                    area.dim_in_pixel().0,
+                ),
+            )
                 .into_font()
                 .color(&palette::INK),
         )

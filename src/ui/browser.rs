@@ -40,6 +40,72 @@ pub fn fit_to_device_pixels(canvas: &web_sys::HtmlCanvasElement) -> f64 {
     dpr
 }
 
+/// Whether `canvas`'s backing store no longer matches its box at the device pixel ratio (the box
+/// grew or shrank: a wider window, a projector, Large text, Present, print).
+pub fn needs_refit(canvas: &web_sys::HtmlCanvasElement) -> bool {
+    let dpr = window().device_pixel_ratio().max(1.0);
+    let want = |css: i32| (f64::from(css) * dpr).round() as u32;
+    canvas.width() != want(canvas.client_width().max(200))
+        || canvas.height() != want(canvas.client_height().max(150))
+}
+
+/// The text scale the page asks charts for: 1.5 inside `.app.large-text` or `.app.presenting`
+/// (a projector), 1 elsewhere.
+pub fn page_text_scale(el: &web_sys::Element) -> f64 {
+    match el.closest(".app.large-text, .app.presenting") {
+        Ok(Some(_)) => 1.5,
+        _ => 1.0,
+    }
+}
+
+/// The event the app sends when the page's text scale changes (every chart listens).
+pub const TEXT_SCALE_EVENT: &str = "libra-text-scale";
+
+/// Tell every chart that the page's text scale changed.
+pub fn announce_text_scale() {
+    if let Ok(ev) = web_sys::Event::new(TEXT_SCALE_EVENT) {
+        let _ = window().dispatch_event(&ev);
+    }
+}
+
+/// A browser subscription (a resize observer, a window listener) that ends when dropped.
+pub struct Watch {
+    stop: Option<Box<dyn FnOnce()>>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            stop();
+        }
+    }
+}
+
+/// Call `f` whenever `el`'s box changes size (None where the browser has no ResizeObserver).
+pub fn on_resize(el: &web_sys::Element, f: impl Fn() + 'static) -> Option<Watch> {
+    let callback = wasm_bindgen::closure::Closure::<dyn Fn(JsValue)>::new(move |_| f());
+    let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+    observer.observe(el);
+    Some(Watch {
+        stop: Some(Box::new(move || {
+            observer.disconnect();
+            drop(callback);
+        })),
+    })
+}
+
+/// Call `f` on every window event `name`, until dropped.
+pub fn on_window_event(name: &'static str, f: impl Fn() + 'static) -> Watch {
+    let callback = wasm_bindgen::closure::Closure::<dyn Fn(JsValue)>::new(move |_| f());
+    let _ = window().add_event_listener_with_callback(name, callback.as_ref().unchecked_ref());
+    Watch {
+        stop: Some(Box::new(move || {
+            let _ = window()
+                .remove_event_listener_with_callback(name, callback.as_ref().unchecked_ref());
+        })),
+    }
+}
+
 /// The URL fragment without its `#` (empty when there is none).
 pub fn fragment() -> String {
     leptos::prelude::location_hash().unwrap_or_default()

@@ -179,8 +179,33 @@ fn erased_canvas(
             f.run(ms);
         }
     };
+    // Redrawn when the canvas's box changes (a wider window, a projector, Large text, Present,
+    // print) or the page's text scale does: the backing store always matches the box.
+    let refits = RwSignal::new(0u32);
     Effect::new(move |_| {
-        let scale = text_scale.map_or(1.0, |s| s.get());
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let el: web_sys::HtmlCanvasElement = canvas.clone();
+        let watch = browser::on_resize(&canvas, move || {
+            if browser::needs_refit(&el) {
+                refits.update(|n| *n += 1);
+            }
+        });
+        let rescale = browser::on_window_event(browser::TEXT_SCALE_EVENT, move || {
+            refits.update(|n| *n += 1)
+        });
+        // Dropped (and so ended) with the component.
+        StoredValue::new_local((watch, rescale));
+    });
+    Effect::new(move |_| {
+        refits.track();
+        let scale = match text_scale {
+            Some(s) => s.get(),
+            None => canvas_ref
+                .get_untracked()
+                .map_or(1.0, |c| browser::page_text_scale(&c)),
+        };
         let highlight = hover.get();
         if !present.get() {
             return;

@@ -267,6 +267,15 @@ fn App() -> impl IntoView {
             studio.open_link(&now);
         }
     });
+    // Every chart, in every view and module, redraws at the page's new text scale.
+    Effect::new(move |first: Option<()>| {
+        studio.large_text.track();
+        studio.presenting.track();
+        if first.is_some() {
+            // After the class reaches the page.
+            request_animation_frame(browser::announce_text_scale);
+        }
+    });
     view! {
         <div
             class="app"

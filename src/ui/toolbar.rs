@@ -146,10 +146,11 @@ pub fn Toolbar(
                 />
                 " Present"
             </label>
-            <label class="switch-label">
+            <label class="switch-label presenting-keep">
                 <input
                     type="checkbox"
                     data-testid="large-text"
+                    prop:checked=move || studio.large_text.get()
                     on:change=move |ev| studio.large_text.set(event_target_checked(&ev))
                 />
                 " Large text"

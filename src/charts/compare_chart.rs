@@ -40,9 +40,10 @@ pub(super) fn money_time_frame<'a, DB: DrawingBackend>(
         .x_label_area_size(style.px(40.0))
         .y_label_area_size(style.px(64.0))
         .build_cartesian_2d(
-            (xa..xb)
-                .log_scale()
-                .with_key_points(nice_log_points(xa, xb)),
+            (xa..xb).log_scale().with_key_points(thinned(
+                nice_log_points(xa, xb),
+                (area.dim_in_pixel().0 / style.px(72.0)).max(2) as usize,
+            )),
             (ya..yb).log_scale().with_key_points(axis_points(ya, yb)),
         )?;
     chart
@@ -57,6 +58,13 @@ pub(super) fn money_time_frame<'a, DB: DrawingBackend>(
         .y_label_formatter(&|v| trimmed(*v, 4))
         .draw()?;
     Ok(chart)
+}
+
+/// At most `most` of `points`, evenly kept (ticks that would run into each other on a narrow
+/// chart), the first always.
+pub(super) fn thinned(points: Vec<f64>, most: usize) -> Vec<f64> {
+    let step = points.len().div_ceil(most.max(1)).max(1);
+    points.into_iter().step_by(step).collect()
 }
 
 /// The colour of the `k`-th winning shape (in order of budget).

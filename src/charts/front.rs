@@ -221,7 +221,7 @@ where
         .axis_desc_style(("sans-serif", style.font(13.0)))
         .x_label_formatter(&|v| short_usd(*v))
         .y_label_formatter(&|v| trimmed(*v, 4))
-        .x_labels(30)
+        .x_labels((area.dim_in_pixel().0 / style.px(72.0)).clamp(2, 30) as usize)
         .y_labels(6)
         .draw()?;
     let pts: Vec<(f64, f64)> = data

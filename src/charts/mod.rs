@@ -51,10 +51,10 @@ impl ChartStyle {
 
     /// A title's font: `base` CSS pixels, smaller when `title` would not fit `width` backend
     /// pixels (a phone, Large text on a narrow window): never clipped on either side. Sized
-    /// for a sans-serif's widest common glyphs (0.56 em on average, measured on DejaVu Sans).
+    /// for a sans-serif's average glyph (0.6 em, DejaVu Sans' mixed text).
     pub fn title_font(&self, base: f64, title: &str, width: u32) -> f64 {
         let chars = title.chars().count().max(1) as f64;
-        let fits = 0.94 * f64::from(width) / (0.56 * chars);
+        let fits = 0.92 * f64::from(width) / (0.6 * chars);
         self.font(base)
             .min(fits)
             .max(self.font(9.0).min(self.font(base)))
@@ -128,10 +128,14 @@ where
     CT: plotters::coord::CoordTranslate,
 {
     use plotters::prelude::*;
+    // A narrow plot (a phone, Large text in a column) gets a smaller legend, not one that covers
+    // it and runs past its edge.
+    let width = f64::from(chart.plotting_area().dim_in_pixel().0);
+    let fit = (width / f64::from(style.px(440.0))).min(1.0);
     chart
         .configure_series_labels()
         .position(position)
-        .label_font(("sans-serif", style.font(12.0)))
+        .label_font(("sans-serif", style.font(12.0) * fit.max(0.6)))
         .background_style(WHITE.mix(0.85))
         .border_style(palette::INK.mix(0.3))
         .draw()

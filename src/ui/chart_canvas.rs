@@ -147,7 +147,12 @@ fn erased_canvas(
         };
         let started = browser::now_ms();
         let dpr = browser::fit_to_device_pixels(&canvas);
-        let style = ChartStyle { scale: dpr * scale };
+        // Large text enlarges a chart only as far as its box has room: on a phone the page's
+        // text grows, the chart's stays what fits its 300-odd pixels.
+        let room = (f64::from(canvas.client_width()) / 420.0).max(1.0);
+        let style = ChartStyle {
+            scale: dpr * scale.min(room),
+        };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
         let Some(mut backend) = MeasuredCanvas::new(canvas) else {
             return;

@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod codesign;
 pub mod form;
 pub mod format;
+pub mod glossary;
 pub mod limits;
 pub mod model;
 pub mod optimize;

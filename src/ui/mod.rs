@@ -376,6 +376,27 @@ fn App() -> impl IntoView {
                     </Show>
                 </div>
             </main>
+            <details class="glossary panel" data-testid="glossary">
+                <summary>"Glossary and sources"</summary>
+                <dl>
+                    {crate::glossary::TERMS
+                        .iter()
+                        .map(|t| view! {
+                            <dt id=t.anchor()>{t.term}</dt>
+                            <dd>{t.meaning}</dd>
+                        })
+                        .collect_view()}
+                </dl>
+                <p>"Sources:"</p>
+                <ul>
+                    {crate::glossary::SOURCES
+                        .iter()
+                        .map(|(title, url)| view! {
+                            <li><a href=*url target="_blank" rel="noopener">{*title}</a></li>
+                        })
+                        .collect_view()}
+                </ul>
+            </details>
             <footer class="app-footer">
                 <span>
                     "Model: LIBRA (arXiv 2109.11762), LIBRA-compatible mode. Optimum: a certified "

@@ -109,6 +109,13 @@ fn a_wider_window_and_present_redraw_every_chart_at_its_new_size() {
         b.js("document.querySelector('[data-testid=chart-pareto]').scrollIntoView({block: 'start'});")
             .await;
         b.screenshot("proj-design-1920-present-large").await;
+        // The glossary explains the words once, with the papers the app follows.
+        let counts = b
+            .js("const g = document.querySelector('[data-testid=glossary]'); g.open = true;
+                 return [g.querySelectorAll('dt').length, g.querySelectorAll('a[href^=\"https://arxiv.org\"]').length,
+                         !!document.getElementById('term-npu')];")
+            .await;
+        assert_eq!(counts, serde_json::json!([22, 4, true]));
         b.assert_no_errors().await;
         b.close().await;
     });

@@ -12,6 +12,8 @@ pub struct TourStep {
     pub title: String,
     pub text: String,
     pub view: View,
+    /// The CSS selector of what the step talks about: the page scrolls it into view.
+    pub target: &'static str,
 }
 
 /// The tour's steps for `study` (LIBRA's GPT-3 on the 4D network, as the tour opens it).
@@ -66,16 +68,19 @@ pub fn tour_steps(study: &Study) -> Vec<TourStep> {
             title: "1. The uniform split".into(),
             text: uniform_text,
             view: View::Design,
+            target: ".results-table",
         },
         TourStep {
             title: "2. The optimum".into(),
             text: speedup_text,
             view: View::Design,
+            target: ".results-table",
         },
         TourStep {
             title: "3. The Pareto front".into(),
             text: front_text,
             view: View::Design,
+            target: "[data-testid=chart-pareto]",
         },
         TourStep {
             title: "4. The landscape".into(),
@@ -85,6 +90,7 @@ pub fn tour_steps(study: &Study) -> Vec<TourStep> {
                    GB/s rule cannot hold."
                 .into(),
             view: View::Landscape,
+            target: "[data-testid=chart-landscape]",
         },
         TourStep {
             title: "5. Other network shapes".into(),
@@ -94,6 +100,14 @@ pub fn tour_steps(study: &Study) -> Vec<TourStep> {
                    latency per step, at every budget. The thick line is the best shape per budget; the table ranks them at this design's budget."
                 .into(),
             view: View::Shapes,
+            target: "[data-testid=chart-compare]",
+        },
+        TourStep {
+            title: "6. Your turn".into(),
+            text: "Change a dimension's NPUs or tier, or lay the design on a real system (a DGX SuperPOD,                    Meta's RoCE cluster, a TPU pod), and every number above follows. The Co-design tab asks                    which parallelism, shape and bandwidths train a model fastest for the money (Llama 3,                    Mixtral, DeepSeek-V3 with its experts); Routing sends the traffic over a Clos fabric;                    the glossary at the foot of the page explains the words. Copy link shares exactly                    what you see."
+                .into(),
+            view: View::Design,
+            target: "[data-testid=network-panel]",
         },
     ]
 }
@@ -108,7 +122,7 @@ mod tests {
     fn the_tour_of_gpt3_4d_quotes_its_numbers() {
         let s = study(&presets::default_scenario()).unwrap();
         let steps = tour_steps(&s);
-        assert_eq!(steps.len(), 5);
+        assert_eq!(steps.len(), 6);
         assert!(
             steps[0].text.contains("125.0 / 125.0 / 125.0 / 125.0"),
             "{}",
@@ -129,7 +143,8 @@ mod tests {
                 View::Design,
                 View::Design,
                 View::Landscape,
-                View::Shapes
+                View::Shapes,
+                View::Design
             ]
         );
     }

@@ -345,7 +345,7 @@ pub fn NetworkPanel(
             .with(|p| p.as_ref().ok().map(|s| s.network.clone()))
     });
     view! {
-        <section class="panel" aria-labelledby="network-title">
+        <section class="panel" aria-labelledby="network-title" data-testid="network-panel">
             <h2 id="network-title">"Network"</h2>
             <div class="shape-line">
                 <ShapeDrawing network />

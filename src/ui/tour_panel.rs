@@ -5,6 +5,30 @@ use super::studio::Studio;
 use crate::tour::tour_steps;
 use leptos::prelude::*;
 
+/// Scroll `selector`'s element to the middle of the window, trying `tries` more times 100 ms
+/// apart while it is not on the page yet; then mark step `k` framed (`data-tour-framed` on the
+/// body, for tools that drive the page).
+fn frame_target(k: usize, selector: &'static str, tries: u32) {
+    set_timeout(
+        move || {
+            let found = document().query_selector(selector).ok().flatten();
+            match found {
+                Some(el) => {
+                    let opts = web_sys::ScrollIntoViewOptions::new();
+                    opts.set_block(web_sys::ScrollLogicalPosition::Center);
+                    el.scroll_into_view_with_scroll_into_view_options(&opts);
+                    if let Some(body) = document().body() {
+                        let _ = body.set_attribute("data-tour-framed", &k.to_string());
+                    }
+                }
+                None if tries > 0 => frame_target(k, selector, tries - 1),
+                None => {}
+            }
+        },
+        std::time::Duration::from_millis(100),
+    );
+}
+
 #[component]
 pub fn TourPanel(studio: Studio) -> impl IntoView {
     // Computed only while the tour is open (not on every edit).
@@ -17,13 +41,15 @@ pub fn TourPanel(studio: Studio) -> impl IntoView {
             .outcome
             .with(|o| o.study.as_ref().map(|s| tour_steps(s)).unwrap_or_default())
     });
-    // Each step shows its view.
+    // Each step shows its view, and scrolls to what it talks about (a module view may take a
+    // moment to mount: looked for again for up to two seconds).
     Effect::new(move |_| {
         let Some(k) = studio.tour.get() else { return };
         if let Some(step) = steps.with_untracked(|s| s.get(k).cloned()) {
             if studio.view.get_untracked() != step.view {
                 studio.view.set(step.view);
             }
+            frame_target(k, step.target, 20);
         }
     });
     let go = move |k: usize| studio.tour.set(Some(k));
@@ -35,8 +61,9 @@ pub fn TourPanel(studio: Studio) -> impl IntoView {
                     <aside class="tour tour-offer" aria-label="Guided tour" data-testid="tour-offer">
                         <p>
                             <strong>"New here? "</strong>
-                            "A five-step guided tour of LIBRA's GPT-3 case: from the uniform split to the \
-                             optimum, the Pareto front, the landscape and other network shapes."
+                            "A six-step guided tour of LIBRA's GPT-3 case: from the uniform split to the \
+                             optimum, the Pareto front, the landscape, other network shapes, and what \
+                             to try next."
                         </p>
                         <div class="tour-nav">
                             <button type="button" data-testid="tour-dismiss" on:click=move |_| studio.first_visit.set(false)>"No thanks"</button>

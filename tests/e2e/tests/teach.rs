@@ -200,9 +200,13 @@ fn the_tour_steps_forward_and_back_by_permalink() {
         assert_eq!(disabled, serde_json::json!(true));
         assert_eq!(link_state(&b).await.tour, Some(0));
         b.screenshot("app-tour").await;
+        // Each step scrolls to what it talks about; the next click waits for it.
+        let framed = |k: usize| format!("return document.body.dataset.tourFramed === '{k}';");
+        b.wait_js("step 1 framed", &framed(0)).await;
         for k in 1..=3 {
             b.click("tour-next").await;
             b.wait_value("tour", |v| v == k.to_string()).await;
+            b.wait_js("the step framed", &framed(k)).await;
         }
         // Step 4 opens the landscape, step 5 the shapes.
         b.wait_testid("chart-landscape").await;
@@ -211,6 +215,29 @@ fn the_tour_steps_forward_and_back_by_permalink() {
         b.wait_value("tour", |v| v == "4").await;
         b.wait_testid("compare-table").await;
         assert_eq!(link_state(&b).await.tour, Some(4));
+        b.wait_js("step 5 framed", &framed(4)).await;
+        // The page has scrolled to the shapes' chart: it is in the window.
+        b.wait_js(
+            "the shapes' chart framed",
+            "const r = document.querySelector('[data-testid=chart-compare]').getBoundingClientRect();
+             return r.top < window.innerHeight && r.bottom > 0;",
+        )
+        .await;
+        // The closing step returns to the design, on the network panel, and finishes.
+        b.click("tour-next").await;
+        b.wait_value("tour", |v| v == "5").await;
+        b.wait_js("step 6 framed", &framed(5)).await;
+        assert!(b.text("tour-title").await.starts_with("6. Your turn"));
+        b.wait_js(
+            "the network panel framed",
+            "const r = document.querySelector('[data-testid=network-panel]').getBoundingClientRect();
+             return r.top < window.innerHeight && r.bottom > 0;",
+        )
+        .await;
+        assert_eq!(b.text("tour-next").await, "Finish");
+        b.click("tour-back").await;
+        b.wait_value("tour", |v| v == "4").await;
+        b.wait_js("step 5 framed again", &framed(4)).await;
         // Reloading the link keeps the step.
         b.client.refresh().await.unwrap();
         b.wait_value("tour", |v| v == "4").await;

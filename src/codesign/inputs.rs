@@ -152,6 +152,10 @@ pub struct CodesignInputs {
     /// The HBM field was typed: a system picked keeps it (else the accelerator's HBM is taken).
     #[serde(default, skip_serializing_if = "is_false")]
     pub hbm_typed: bool,
+    /// A budget field was typed: the range stays as typed when the NPUs change (else it scales
+    /// with them: a network's cost grows with its NPUs).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub budgets_typed: bool,
 }
 
 /// A value the view refused: which field, and why (the reason quotes the text as typed).
@@ -322,13 +326,27 @@ impl CodesignInputs {
             Ok(v) => {
                 self.typed.remove(field.testid());
                 match field {
-                    InputField::Npus => self.npus = u32::try_from(v.whole()).unwrap_or(u32::MAX),
+                    InputField::Npus => {
+                        let npus = u32::try_from(v.whole()).unwrap_or(u32::MAX);
+                        if !self.budgets_typed && self.npus > 0 {
+                            let k = f64::from(npus) / f64::from(self.npus);
+                            self.lo_usd = (self.lo_usd * k).round().max(1.0);
+                            self.hi_usd = (self.hi_usd * k).round().max(1.0);
+                        }
+                        self.npus = npus;
+                    }
                     InputField::HbmGb => {
                         self.hbm_gb = v.real();
                         self.hbm_typed = true;
                     }
-                    InputField::LoUsd => self.lo_usd = v.real(),
-                    InputField::HiUsd => self.hi_usd = v.real(),
+                    InputField::LoUsd => {
+                        self.lo_usd = v.real();
+                        self.budgets_typed = true;
+                    }
+                    InputField::HiUsd => {
+                        self.hi_usd = v.real();
+                        self.budgets_typed = true;
+                    }
                     InputField::System => {}
                     InputField::Custom(f) => {
                         *f.of(self.custom.get_or_insert_with(CustomModel::default)) =
@@ -541,6 +559,7 @@ impl CodesignInputs {
             system: None,
             calibrated: None,
             hbm_typed: false,
+            budgets_typed: false,
         }
     }
 
@@ -655,6 +674,18 @@ mod tests {
     use crate::codesign::CodesignRun;
     use crate::optimize::{compile, solve, SolveOptions};
     use crate::presets;
+
+    #[test]
+    fn the_budget_range_scales_with_the_npus_until_a_budget_is_typed() {
+        let base = presets::default_scenario();
+        let mut q = CodesignInputs::around(&base, 1e7);
+        let (lo, hi) = (q.lo_usd, q.hi_usd);
+        q.set(InputField::Npus, "8192").unwrap();
+        assert_eq!((q.lo_usd, q.hi_usd), ((2.0 * lo).round(), (2.0 * hi).round()));
+        q.set(InputField::HiUsd, "5e7").unwrap();
+        q.set(InputField::Npus, "4096").unwrap();
+        assert_eq!(q.hi_usd, 5e7);
+    }
 
     #[test]
     fn the_views_question_searches_and_loads_a_design_that_keeps_its_time() {

@@ -141,6 +141,28 @@ impl Form {
         });
     }
 
+    /// Put dimension `id` on `tier`. Its latency follows the tier's when it was the old tier's
+    /// (a typed latency of its own stays).
+    pub fn set_dim_tier(&mut self, id: RowId, tier: String) {
+        let latency_of = |name: &str| {
+            self.tiers
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| t.latency.trim().to_string())
+        };
+        let Some(d) = self.dims.iter().find(|d| d.id == id) else {
+            return;
+        };
+        let (old, new) = (latency_of(&d.tier), latency_of(&tier));
+        let follows = old.is_some_and(|o| o == d.latency.trim());
+        if let Some(d) = super::row_id::row_mut(&mut self.dims, id) {
+            d.tier = tier;
+            if let (true, Some(new)) = (follows, new) {
+                d.latency = new;
+            }
+        }
+    }
+
     /// Rename tier `i` (0-based); the dimensions on it follow.
     pub fn rename_tier(&mut self, i: usize, name: String) {
         let Some(t) = self.tiers.get_mut(i) else {
@@ -424,5 +446,30 @@ mod tests {
             want.costs.tiers[pod].name = "Pods".into();
             want
         });
+    }
+
+    #[test]
+    fn a_dimensions_latency_follows_its_tier_unless_typed() {
+        let mut f = Form::from_scenario(&presets::default_scenario());
+        let id = f.dims[0].id;
+        let latency = |f: &Form, name: &str| {
+            f.tiers
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap()
+                .latency
+                .clone()
+        };
+        assert_eq!(f.dims[0].latency, latency(&f, &f.dims[0].tier.clone()));
+        f.set_dim_tier(id, "InterPod".into());
+        assert_eq!(f.dims[0].tier, "InterPod");
+        assert_eq!(f.dims[0].latency, latency(&f, "InterPod"));
+        // A latency typed by hand stays when the tier changes again.
+        f.dims[0].latency = "123".into();
+        f.set_dim_tier(id, "InterNode".into());
+        assert_eq!(
+            (f.dims[0].tier.as_str(), f.dims[0].latency.as_str()),
+            ("InterNode", "123")
+        );
     }
 }

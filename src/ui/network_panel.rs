@@ -64,7 +64,7 @@ fn tier_select(studio: Studio, id: RowId, n: Memo<usize>) -> impl IntoView {
             class:invalid=move || studio.error_of(field.get()).is_some()
             on:change=move |ev| {
                 let v = event_target_value(&ev);
-                edit_dim(studio, id, |d| d.tier = v);
+                studio.edit(|f| f.set_dim_tier(id, v));
             }
         >
             {move || {

@@ -681,7 +681,10 @@ mod tests {
         let mut q = CodesignInputs::around(&base, 1e7);
         let (lo, hi) = (q.lo_usd, q.hi_usd);
         q.set(InputField::Npus, "8192").unwrap();
-        assert_eq!((q.lo_usd, q.hi_usd), ((2.0 * lo).round(), (2.0 * hi).round()));
+        assert_eq!(
+            (q.lo_usd, q.hi_usd),
+            ((2.0 * lo).round(), (2.0 * hi).round())
+        );
         q.set(InputField::HiUsd, "5e7").unwrap();
         q.set(InputField::Npus, "4096").unwrap();
         assert_eq!(q.hi_usd, 5e7);

@@ -47,6 +47,19 @@ impl Pattern {
         }
         best
     }
+
+    /// Every dimension whose time at `bw` is the pattern's (within a relative 1e-6): at an
+    /// optimum the slowest dimensions are usually tied, and saying one of them alone bounds
+    /// the pattern would contradict the other's exposed time.
+    pub fn bounding(&self, bw: &[f64]) -> Vec<usize> {
+        let (t, _) = self.time(bw);
+        self.dims()
+            .filter(|&d| {
+                let v = self.alpha[d] + self.a[d] / bw[d];
+                (t - v).abs() <= 1e-6 * t.abs()
+            })
+            .collect()
+    }
 }
 
 /// The compiled problem: minimize the objective over the bandwidths subject to `rows`.
@@ -361,6 +374,23 @@ impl Problem {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn at_libras_optimum_a_pattern_is_bounded_by_tied_dimensions() {
+        // GPT-3 on the 4D network: the TP all-reduces' pattern ends equally slow on d1 and d2
+        // (the optimizer balanced them), so both bound it.
+        let sc = crate::presets::default_scenario();
+        let p = compile(&sc).unwrap();
+        let sol = crate::optimize::solve(&p, &Default::default()).unwrap();
+        let tp = p
+            .patterns
+            .iter()
+            .find(|q| q.label.contains("Forward AllReduce"))
+            .unwrap();
+        assert_eq!(tp.bounding(&sol.bw_gbps), vec![0, 1]);
+        // Off the optimum one dimension is slower.
+        assert_eq!(tp.bounding(&[125.0; 4]).len(), 1);
+    }
+
     use super::*;
     use crate::presets::{self, LibraNetwork, LibraWorkload};
 

@@ -79,9 +79,14 @@ fn patterns_table(s: &Study) -> impl IntoView {
         .problem
         .patterns
         .iter()
-        .zip(&s.optimum.bounding_dim)
-        .map(|(p, d)| {
-            let bound = d.map_or("—".to_string(), |d| s.dim_labels[d].clone());
+        .map(|p| {
+            let tied = p.bounding(&s.optimum.bw_gbps);
+            let names: Vec<String> = tied.iter().map(|&d| s.dim_labels[d].clone()).collect();
+            let bound = match names.len() {
+                0 => "—".to_string(),
+                1 => names[0].clone(),
+                _ => format!("{} (tied)", names.join(" = ")),
+            };
             let time = p.time(&s.optimum.bw_gbps).0 * p.weight;
             view! {
                 <tr>

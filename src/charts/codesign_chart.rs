@@ -42,17 +42,11 @@ pub fn draw_codesign<DB: DrawingBackend>(
     )?;
     // One colour per distinct winning design (a design may win two separate ranges).
     let label = |d: &crate::codesign::Design| {
-        let cp = match d.cp {
-            1 => String::new(),
-            c => format!(" CP {c}"),
-        };
-        let ep = match d.ep {
-            1 => String::new(),
-            e => format!(" EP {e}"),
-        };
         format!(
-            "TP {}{cp} PP {} DP {}{ep} b {}, {} ({})",
-            d.tp, d.pp, d.dp, d.micro_batch, d.shape_label, d.mapping.order
+            "{}, {} ({})",
+            d.parallelism_label(),
+            d.shape_label,
+            d.mapping.order
         )
     };
     let mut labels: Vec<String> = Vec::new();

@@ -135,20 +135,9 @@ fn model(
 }
 
 /// The options `scenario --model` takes beyond the co-design's: grouped-query attention, the
-/// MLP kind, experts, and context and expert parallelism.
-const ARCHITECTURE_OPTIONS: [&str; 11] = [
-    "kv-heads",
-    "mlp",
-    "experts",
-    "top-k",
-    "shared-experts",
-    "expert-ffn",
-    "moe-layers",
-    "capacity-factor",
-    "node-limit",
-    "cp",
-    "ep",
-];
+/// MLP kind, and context and expert parallelism (and the experts' own,
+/// [`super::predict::EXPERT_OPTIONS`]).
+const ARCHITECTURE_OPTIONS: [&str; 4] = ["kv-heads", "mlp", "cp", "ep"];
 
 fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
     if let Some(kv) = whole(args, "kv-heads")? {
@@ -316,6 +305,7 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
             "system",
         ])
         .chain(&ARCHITECTURE_OPTIONS)
+        .chain(&super::predict::EXPERT_OPTIONS)
         .copied()
         .collect();
     let args = Args::parse(args, &valued, &["zero3"])?;

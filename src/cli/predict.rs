@@ -16,6 +16,17 @@ use serde::Serialize;
 use std::ffi::OsString;
 use std::io::Write;
 
+/// The options that describe experts (`predict` and `scenario --model` take them).
+pub(super) const EXPERT_OPTIONS: [&str; 7] = [
+    "experts",
+    "top-k",
+    "shared-experts",
+    "expert-ffn",
+    "moe-layers",
+    "capacity-factor",
+    "node-limit",
+];
+
 /// The experts `--experts --top-k --shared-experts --expert-ffn --moe-layers
 /// --capacity-factor` describe, each over the preset's; None without experts.
 pub(super) fn moe_of(args: &Args, preset: Option<Moe>) -> Result<Option<Moe>, ArgError> {
@@ -32,14 +43,7 @@ pub(super) fn moe_of(args: &Args, preset: Option<Moe>) -> Result<Option<Moe>, Ar
             node_limit: None,
         })
     }) else {
-        for name in [
-            "top-k",
-            "shared-experts",
-            "expert-ffn",
-            "moe-layers",
-            "capacity-factor",
-            "node-limit",
-        ] {
+        for &name in &EXPERT_OPTIONS[1..] {
             if args.one(name)?.is_some() {
                 return Err(ArgError::Bad {
                     option: name.into(),
@@ -96,18 +100,12 @@ fn needed(args: &Args, name: &'static str, preset: Option<u32>) -> Result<u32, A
         .ok_or(ArgError::Required(name))
 }
 
-const PREDICT_OPTIONS: [&str; 29] = [
+/// `predict`'s valued options besides [`EXPERT_OPTIONS`].
+const PREDICT_OPTIONS: [&str; 22] = [
     "system",
-    "node-limit",
     "cp",
     "ep",
     "dtype",
-    "experts",
-    "top-k",
-    "shared-experts",
-    "expert-ffn",
-    "moe-layers",
-    "capacity-factor",
     "zero",
     "kv-heads",
     "mlp",
@@ -143,7 +141,11 @@ struct PredictReport<'a> {
 pub fn predict(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(
         args,
-        &PREDICT_OPTIONS,
+        &PREDICT_OPTIONS
+            .iter()
+            .chain(&EXPERT_OPTIONS)
+            .copied()
+            .collect::<Vec<_>>(),
         &[
             "overlap-dp",
             "overlap-ep",

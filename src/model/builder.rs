@@ -788,16 +788,7 @@ mod tests {
     }
 
     fn two_level(inner: u32, outer: u32) -> Network {
-        Network {
-            dims: [(inner, "InterPod"), (outer, "InterPod")]
-                .map(|(npus, tier)| crate::model::Dim {
-                    topology: crate::model::network::Topology::Switch,
-                    npus,
-                    tier: tier.into(),
-                    latency_ns: 0.0,
-                })
-                .to_vec(),
-        }
+        Network::switches(&[inner, outer], "InterPod")
     }
 
     fn mixtral(ep: u32) -> Transformer {

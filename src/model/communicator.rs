@@ -230,44 +230,32 @@ impl Communicator {
             if groups.is_empty() {
                 continue;
             }
-            if groups.len() != net.dims.len() {
-                return Err(CommunicatorError::ExtraLength {
+            check_groups(
+                groups,
+                net,
+                |given| CommunicatorError::ExtraLength {
                     over: over.name(),
-                    given: groups.len(),
+                    given,
                     dims: net.dims.len(),
-                });
-            }
-            for (i, (g, d)) in groups.iter().zip(&net.dims).enumerate() {
-                if let Some(g) = *g {
-                    if g < 2 || !d.npus.is_multiple_of(g) {
-                        return Err(CommunicatorError::BadExtraGroup {
-                            over: over.name(),
-                            dim: i + 1,
-                            group: g,
-                            npus: d.npus,
-                        });
-                    }
-                }
-            }
+                },
+                |dim, group, npus| CommunicatorError::BadExtraGroup {
+                    over: over.name(),
+                    dim,
+                    group,
+                    npus,
+                },
+            )?;
         }
         if !self.pipeline.is_empty() {
-            if self.pipeline.len() != net.dims.len() {
-                return Err(CommunicatorError::PipelineLength {
-                    given: self.pipeline.len(),
+            check_groups(
+                &self.pipeline,
+                net,
+                |given| CommunicatorError::PipelineLength {
+                    given,
                     dims: net.dims.len(),
-                });
-            }
-            for (i, (g, d)) in self.pipeline.iter().zip(&net.dims).enumerate() {
-                if let Some(g) = *g {
-                    if g < 2 || !d.npus.is_multiple_of(g) {
-                        return Err(CommunicatorError::BadPipelineGroup {
-                            dim: i + 1,
-                            group: g,
-                            npus: d.npus,
-                        });
-                    }
-                }
-            }
+                },
+                |dim, group, npus| CommunicatorError::BadPipelineGroup { dim, group, npus },
+            )?;
         }
         for phase in PhaseKind::ALL {
             let groups = self.groups(phase);
@@ -529,6 +517,27 @@ impl Parallelism {
     }
 }
 
+/// `groups` has one entry per dimension of `net`, each a divisor of the dimension's NPUs of at
+/// least 2 (the errors say which).
+fn check_groups(
+    groups: &Groups,
+    net: &Network,
+    length: impl Fn(usize) -> CommunicatorError,
+    bad: impl Fn(usize, u32, u32) -> CommunicatorError,
+) -> Result<(), CommunicatorError> {
+    if groups.len() != net.dims.len() {
+        return Err(length(groups.len()));
+    }
+    for (i, (g, d)) in groups.iter().zip(&net.dims).enumerate() {
+        if let Some(g) = *g {
+            if g < 2 || !d.npus.is_multiple_of(g) {
+                return Err(bad(i + 1, g, d.npus));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `degree` taken from `sizes` innermost first (each dimension whole while the rest is a
 /// multiple of it, or the rest when it divides the dimension): the part on each dimension.
 fn carve(sizes: &[u32], degree: u32) -> Option<Vec<u32>> {
@@ -559,16 +568,7 @@ mod tests {
     #[test]
     fn context_and_expert_groups_fold_into_a_stages_ranks() {
         // 8 x 64 x 4: TP 2, CP 2 on the first dimension (4 of its 8), PP 2 on its rest, DP 256.
-        let net = Network {
-            dims: [8, 64, 4]
-                .map(|npus| crate::model::Dim {
-                    topology: crate::model::Topology::Switch,
-                    npus,
-                    tier: "InterPod".into(),
-                    latency_ns: 0.0,
-                })
-                .to_vec(),
-        };
+        let net = Network::switches(&[8, 64, 4], "InterPod");
         let p = Parallelism {
             tp: 2,
             pp: 2,

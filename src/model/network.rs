@@ -90,6 +90,21 @@ pub fn parse_npus(dim: usize, text: &str) -> Result<u32, NetworkError> {
 }
 
 impl Network {
+    /// Switch dimensions of `npus` each, all on `tier`, no latency (tests and sketches).
+    pub fn switches(npus: &[u32], tier: &str) -> Network {
+        Network {
+            dims: npus
+                .iter()
+                .map(|&npus| Dim {
+                    topology: Topology::Switch,
+                    npus,
+                    tier: tier.into(),
+                    latency_ns: 0.0,
+                })
+                .collect(),
+        }
+    }
+
     /// Check every dimension; the first problem found is returned.
     pub fn validate(&self) -> Result<(), NetworkError> {
         self.total_npus().map(|_| ())

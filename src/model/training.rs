@@ -379,16 +379,7 @@ mod tests {
         use crate::model::builder::Transformer;
         use crate::model::communicator::Parallelism;
         // Llama 3 8B at 32K with TP 2, CP 2, PP 2, DP 8 on 8 x 8: every kind of traffic but EP.
-        let net = Network {
-            dims: [8, 8]
-                .map(|npus| crate::model::Dim {
-                    topology: crate::model::Topology::Switch,
-                    npus,
-                    tier: "InterPod".into(),
-                    latency_ns: 0.0,
-                })
-                .to_vec(),
-        };
+        let net = Network::switches(&[8, 8], "InterPod");
         let t = Transformer {
             layers: 32,
             hidden: 4096,

@@ -384,12 +384,14 @@ impl Parallelism {
             ..*self
         };
         let inner: Vec<u32> = m.tp.iter().map(|g| g.unwrap_or(1)).collect();
-        let tp = carve(&inner, tp_alone.tp).ok_or(CommunicatorError::CannotLay {
-            name: "TP",
-            degree: self.tp,
-            dim: 1,
-            left: inner.first().copied().unwrap_or(1),
-            remaining: self.tp,
+        let tp = carve(&inner, tp_alone.tp).map_err(|(at, left, remaining)| {
+            CommunicatorError::CannotLay {
+                name: "TP",
+                degree: self.tp,
+                dim: at + 1,
+                left,
+                remaining,
+            }
         })?;
         let size = |g: &Groups, d: usize| g[d].unwrap_or(1);
         let cp_groups: Groups = (0..inner.len())
@@ -401,38 +403,20 @@ impl Parallelism {
             .map(|d| Some(size(&cp_groups, d) * size(&m.dp, d)).filter(|&v| v > 1))
             .collect();
         // EP from the TP ranks, then CP's, then DP's, innermost dimension first in each.
-        let mut remaining = ep;
-        let mut ep_d = vec![1u32; dims];
-        for part in [&tp_groups, &cp_groups, &m.dp] {
-            for (d, taken) in ep_d.iter_mut().enumerate() {
-                let have = size(part, d);
-                if remaining == 1 || have == 1 {
-                    continue;
-                }
-                let take = if remaining.is_multiple_of(have) {
-                    have
-                } else if have.is_multiple_of(remaining) {
-                    remaining
-                } else {
-                    return Err(CommunicatorError::CannotCarve {
-                        ep,
-                        dim: d + 1,
-                        left: have,
-                        remaining,
-                    });
-                };
-                *taken *= take;
-                remaining /= take;
-            }
-        }
-        if remaining > 1 {
-            return Err(CommunicatorError::CannotCarve {
+        let parts: Vec<u32> = [&tp_groups, &cp_groups, &m.dp]
+            .iter()
+            .flat_map(|g| (0..dims).map(|d| size(g, d)))
+            .collect();
+        let taken =
+            carve(&parts, ep).map_err(|(at, left, remaining)| CommunicatorError::CannotCarve {
                 ep,
-                dim: dims,
-                left: 1,
+                dim: at % dims + 1,
+                left,
                 remaining,
-            });
-        }
+            })?;
+        let ep_d: Vec<u32> = (0..dims)
+            .map(|d| (0..3).map(|k| taken[k * dims + d]).product())
+            .collect();
         let edp = (0..dims)
             .map(|d| {
                 let fold = size(&tp_groups, d) * size(&cp_groups, d) * size(&m.dp, d);
@@ -538,9 +522,10 @@ fn check_groups(
     Ok(())
 }
 
-/// `degree` taken from `sizes` innermost first (each dimension whole while the rest is a
-/// multiple of it, or the rest when it divides the dimension): the part on each dimension.
-fn carve(sizes: &[u32], degree: u32) -> Option<Vec<u32>> {
+/// `degree` taken from `sizes` in order (each whole while the rest is a multiple of it, or the
+/// rest when it divides it): the part taken from each; else where it failed, what was there and
+/// what was still needed.
+fn carve(sizes: &[u32], degree: u32) -> Result<Vec<u32>, (usize, u32, u32)> {
     let mut remaining = degree;
     let mut out = vec![1; sizes.len()];
     for (d, &have) in sizes.iter().enumerate() {
@@ -552,12 +537,15 @@ fn carve(sizes: &[u32], degree: u32) -> Option<Vec<u32>> {
         } else if have.is_multiple_of(remaining) {
             remaining
         } else {
-            return None;
+            return Err((d, have, remaining));
         };
         out[d] = take;
         remaining /= take;
     }
-    (remaining == 1).then_some(out)
+    match remaining {
+        1 => Ok(out),
+        r => Err((sizes.len().saturating_sub(1), 1, r)),
+    }
 }
 
 #[cfg(test)]

@@ -23,10 +23,44 @@ impl DataTable {
             rows: Vec::new(),
         }
     }
+
+    /// The table as CSV (RFC 4180): a header line, then a line per row; a cell with a comma,
+    /// a quote or a line break quoted, its quotes doubled.
+    pub fn to_csv(&self) -> String {
+        let cell = |c: &str| match c.contains([',', '"', '\n', '\r']) {
+            true => format!("\"{}\"", c.replace('"', "\"\"")),
+            false => c.to_string(),
+        };
+        let line = |cells: &[String]| cells.iter().map(|c| cell(c)).collect::<Vec<_>>().join(",");
+        let mut out = line(&self.headers);
+        out.push('\n');
+        for r in &self.rows {
+            out.push_str(&line(r));
+            out.push('\n');
+        }
+        out
+    }
 }
 
 fn gbps(v: f64) -> String {
     format!("{v:.2}")
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn cells_with_commas_and_quotes_are_quoted() {
+        let mut t = DataTable::new(&["shape", "cost"]);
+        t.rows
+            .push(vec!["Ring 4 × Switch 8".into(), "$1,234".into()]);
+        t.rows.push(vec!["say \"hi\"".into(), "2".into()]);
+        assert_eq!(
+            t.to_csv(),
+            "shape,cost\nRing 4 × Switch 8,\"$1,234\"\n\"say \"\"hi\"\"\",2\n"
+        );
+    }
 }
 
 impl StudyChart {

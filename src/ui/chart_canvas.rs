@@ -282,6 +282,15 @@ fn erased_canvas(
             failed("SVG", e);
         }
     };
+    // The chart's numbers (its table) as CSV, for a paper's own plots.
+    let export_csv = move |_| {
+        let Some(t) = table.with_value(|f| f()) else {
+            return;
+        };
+        if let Err(e) = browser::download(&t.to_csv(), &format!("{file_stem}.csv"), "text/csv") {
+            failed("CSV", e);
+        }
+    };
     let stale = move || stale.is_some_and(|s| s.get());
     let has_data = move || present.get();
     view! {
@@ -355,6 +364,9 @@ fn erased_canvas(
                 </button>
                 <button type="button" data-testid=format!("{testid}-svg") on:click=export_svg>
                     "SVG"
+                </button>
+                <button type="button" data-testid=format!("{testid}-csv") on:click=export_csv>
+                    "CSV"
                 </button>
             </figcaption>
         </figure>

@@ -116,9 +116,12 @@ pub fn Toolbar(
                     on:change=import_json
                 />
             </label>
-            <button type="button" data-testid="export-csv" on:click=export_csv>
-                "Front CSV"
-            </button>
+            // The design's front; every chart of every view exports its own numbers (CSV).
+            <Show when=move || studio.view.get() == crate::view::View::Design>
+                <button type="button" data-testid="export-csv" on:click=export_csv>
+                    "Front CSV"
+                </button>
+            </Show>
             <button
                 type="button"
                 data-testid="pin-scenario"

@@ -407,10 +407,11 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
             "chart-breakdown-svg",
             "export-csv",
             "export-json",
+            "chart-bw-csv",
         ] {
             b.click(id).await;
         }
-        let d = b.downloads(5).await;
+        let d = b.downloads(6).await;
         let file = |k: usize| d[k].clone();
         let (name, png) = file(0);
         assert_eq!(name, "pareto-front.png");
@@ -443,6 +444,14 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         assert_eq!(name, "scenario.json");
         let sc = Scenario::from_json(&String::from_utf8(json).unwrap()).unwrap();
         assert_eq!(sc, presets::default_scenario());
+        // Every chart's numbers as CSV: the bandwidth chart's table, as the core writes it.
+        let (name, csv) = file(5);
+        assert_eq!(name, "bandwidth.csv");
+        let study = libra_studio::analysis::study::study(&presets::default_scenario()).unwrap();
+        let want = libra_studio::charts::StudyChart::Bandwidth
+            .table(&study, None)
+            .to_csv();
+        assert_eq!(String::from_utf8(csv).unwrap(), want);
         b.assert_no_errors().await;
         b.close().await;
     });

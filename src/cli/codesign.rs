@@ -58,7 +58,7 @@ pub(super) fn preset_of(args: &Args) -> Result<Option<ModelPreset>, ArgError> {
 /// The transformer and memory options: a preset (`--model gpt3-175b`) or `--model custom` with
 /// its sizes, any field overridable.
 /// `architecture`: whether the command takes [`ARCHITECTURE_OPTIONS`] (`scenario --model`; the
-/// co-design searches dense models on TP x PP x DP).
+/// co-design chooses CP and EP itself).
 fn model(
     args: &Args,
     architecture_options: bool,

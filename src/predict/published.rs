@@ -3,7 +3,8 @@
 //! they report and where. None of these figures was used to fit anything: the step model's
 //! constants are the `dgx-a100` calibration on the 41 vTrain runs (`data/measured/`), and the
 //! other systems are public specifications (docs/systems.md). docs/predict.md "Published runs"
-//! has the table and what each difference says.
+//! has the table and what each difference says; data/published/README.md the figures with their
+//! sources and quotes.
 
 use super::models::ModelPreset;
 use super::run::{Dtype, Recompute, TrainingRun};

@@ -207,9 +207,10 @@ pub fn shown_result(study: &ClusterStudy, shown: Policy) -> Option<&crate::clust
         .or(study.results.first())
 }
 
+/// A policy's colour: its routing algorithm's (the same key), so that ECMP or edge colouring
+/// is one colour in the Routing and the Cluster views.
 fn color(policy: Policy) -> RGBColor {
-    let i = Policy::ALL.iter().position(|&p| p == policy).unwrap_or(0);
-    palette::DIMS[i % palette::DIMS.len()]
+    crate::routing::Algorithm::from_key(policy.key()).map_or(palette::INK, palette::of_algorithm)
 }
 
 /// A chart over two continuous axes from 0.
@@ -480,6 +481,18 @@ impl Chart for ClusterChart {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn every_policy_has_its_algorithms_colour() {
+        for p in Policy::ALL {
+            let a = crate::routing::Algorithm::from_key(p.key()).unwrap();
+            assert_eq!(color(p), palette::of_algorithm(a), "{}", p.key());
+        }
+        // Distinct policies, distinct colours.
+        let mut seen: Vec<RGBColor> = Policy::ALL.iter().map(|&p| color(p)).collect();
+        seen.dedup();
+        assert_eq!(seen.len(), Policy::ALL.len());
+    }
+
     use super::*;
     use crate::cluster::study::{cluster_study, ClusterLink};
 

@@ -188,6 +188,16 @@ pub mod palette {
     pub const CURRENT: RGBColor = RGBColor(0xc0, 0x39, 0x2b);
     /// Compute time in the time breakdown.
     pub const COMPUTE: RGBColor = RGBColor(0xc9, 0xd1, 0xdb);
+    /// A routing algorithm's colour, the same in every Routing and Cluster chart (its place in
+    /// [`crate::routing::Algorithm::ALL`]).
+    pub fn of_algorithm(a: crate::routing::Algorithm) -> RGBColor {
+        let i = crate::routing::Algorithm::ALL
+            .iter()
+            .position(|x| *x == a)
+            .unwrap_or(0);
+        DIMS[i % DIMS.len()]
+    }
+
     /// One colour per dimension (exposed communication), cycling past six.
     pub const DIMS: [RGBColor; 6] = [
         RGBColor(0x2f, 0x6f, 0xb3),

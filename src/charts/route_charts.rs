@@ -336,10 +336,19 @@ pub fn draw_route_failures<DB: DrawingBackend>(
         .x_label_formatter(&|x| format!("{x:.0}"))
         .label_style(("sans-serif", style.font(11.0)))
         .draw()?;
+    use crate::routing::Algorithm;
     for (name, values, color) in [
-        ("ECMP", &f.ecmp_s, palette::SWITCHES),
-        ("greedy", &f.greedy_s, palette::LINKS),
-        ("optimal (min makespan)", &f.optimal_s, palette::NICS),
+        ("ECMP", &f.ecmp_s, palette::of_algorithm(Algorithm::Ecmp)),
+        (
+            "greedy",
+            &f.greedy_s,
+            palette::of_algorithm(Algorithm::Greedy),
+        ),
+        (
+            "optimal (min makespan)",
+            &f.optimal_s,
+            palette::of_algorithm(Algorithm::Optimal),
+        ),
     ] {
         let pts: Vec<(f64, f64)> = f
             .failed

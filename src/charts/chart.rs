@@ -62,11 +62,38 @@ pub fn drawn<E: std::fmt::Display>(r: Result<(), E>) -> Result<Vec<(i32, i32)>, 
 
 /// `chart` of `data` as an SVG document of `width` x `height` pixels.
 pub fn svg<C: Chart>(chart: C, data: &C::Data, width: u32, height: u32) -> Result<String, String> {
+    svg_as_drawn(chart, data, width, height).map(|s| for_papers(&s))
+}
+
+/// The chart as the page draws it (title included), as SVG.
+pub fn svg_as_drawn<C: Chart>(
+    chart: C,
+    data: &C::Data,
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
     svg_of(width, height, &|area| {
         chart
             .draw(area, data, None, &ChartStyle::default())
             .map(|_| ())
     })
+}
+
+/// The font stack an exported SVG names (a paper's figure should not fall back to whatever
+/// "sans-serif" is on the reader's machine).
+pub const SVG_FONTS: &str = "DejaVu Sans, Helvetica, Arial, sans-serif";
+
+/// An SVG for a paper: without the chart's title (the first text drawn: a paper's caption says
+/// it), with the fonts named.
+pub fn for_papers(svg: &str) -> String {
+    let untitled = match (svg.find("<text"), svg.find("</text>")) {
+        (Some(a), Some(b)) if a < b => format!("{}{}", &svg[..a], &svg[b + "</text>".len()..]),
+        _ => svg.to_string(),
+    };
+    untitled.replace(
+        "font-family=\"sans-serif\"",
+        &format!("font-family=\"{SVG_FONTS}\""),
+    )
 }
 
 /// An SVG document of what `draw` draws: compiled once, whatever the chart.
@@ -82,4 +109,27 @@ fn svg_of(
         draw(&DynBackend(&mut backend).into_drawing_area())?;
     }
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::charts::StudyChart;
+
+    #[test]
+    fn an_exported_svg_has_no_title_and_names_its_fonts() {
+        let study = crate::analysis::study::study(&crate::presets::default_scenario()).unwrap();
+        let shown = crate::charts::StudyShown {
+            study: std::sync::Arc::new(study),
+            pinned: None,
+        };
+        let s = svg(StudyChart::Front, &shown, 900, 420).unwrap();
+        assert!(
+            !s.contains("Pareto front: least training time"),
+            "the title is still there"
+        );
+        assert!(s.contains("current design: 722.41 ms"));
+        assert!(s.contains(SVG_FONTS) && !s.contains("font-family=\"sans-serif\""));
+        assert!(s.starts_with("<svg") && s.trim_end().ends_with("</svg>"));
+    }
 }

@@ -428,7 +428,7 @@ mod tests {
         };
         let texts: Vec<String> = RouteChart::ALL
             .into_iter()
-            .map(|chart| crate::charts::chart::svg(chart, &shown, 800, 360).unwrap())
+            .map(|chart| crate::charts::chart::svg_as_drawn(chart, &shown, 800, 360).unwrap())
             .collect();
         assert!(texts[0].contains("Flows per ToR-spine link, greedy"));
         assert!(texts[0].contains("ToR 7") && texts[0].contains("S3"));
@@ -440,7 +440,7 @@ mod tests {
             which: 0,
             ..shown.clone()
         };
-        let svg = crate::charts::chart::svg(RouteChart::Loads, &ecmp, 800, 360).unwrap();
+        let svg = crate::charts::chart::svg_as_drawn(RouteChart::Loads, &ecmp, 800, 360).unwrap();
         assert!(svg.contains("Flows per ToR-spine link, ECMP"));
         assert_eq!(
             Chart::table(RouteChart::Loads, &ecmp),

@@ -56,8 +56,14 @@ fn the_routing_view_matches_the_core() {
         let files = b.downloads(2).await;
         assert_eq!(files[0].0, "route-loads.svg");
         let svg = String::from_utf8(files[0].1.clone()).unwrap();
+        // For a paper: no title (its caption says it), the panels' labels, named fonts.
         let title = format!("Flows per ToR-spine link, {}", three.routed[3].name);
-        assert!(svg.contains(&title), "the heatmap's SVG lacks {title:?}");
+        assert!(!svg.contains(&title), "the heatmap's SVG keeps its title");
+        assert!(
+            svg.contains("up (ToR → spine)"),
+            "the heatmap's SVG lacks its panels"
+        );
+        assert!(svg.contains(libra_studio::charts::chart::SVG_FONTS));
         assert_eq!(files[1].0, "route-failures.png");
         assert_eq!(&files[1].1[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
 

@@ -170,12 +170,23 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
             testid: "result-gap",
             value: s.optimum.gap,
             shown: gap_text(s.optimum.gap),
-            detail: format!(
-                "proven: no design is better by more than this fraction; {objective}; {} {} of the {} method",
-                s.optimum.iterations,
-                s.method.step_name(),
-                s.method.label().to_lowercase()
-            ),
+            detail: match s.optimum.iterations {
+                // Found directly: a closed form (one row prices every bandwidth) or a nearby
+                // solve's active set. The Landscape's path, from the uniform split, shows the
+                // steps the method takes from there.
+                0 => format!(
+                    "proven: no design is better by more than this fraction; {objective}; found \
+                     without {} (a closed form or a nearby solve's active set; the Landscape's \
+                     path shows the steps from the uniform split)",
+                    s.method.step_name()
+                ),
+                n => format!(
+                    "proven: no design is better by more than this fraction; {objective}; {n} {} \
+                     of the {} method",
+                    s.method.step_name(),
+                    s.method.label().to_lowercase()
+                ),
+            },
         },
     ]
 }
@@ -345,9 +356,11 @@ mod tests {
             "{}",
             gap.detail
         );
+        // LIBRA's GPT-3 has one total-bandwidth row: its optimum is found without a step.
+        assert_eq!(s.optimum.iterations, 0);
         assert!(
-            gap.detail
-                .ends_with("Newton steps of the interior point (barrier) method"),
+            gap.detail.contains("found without Newton steps")
+                && gap.detail.ends_with("the steps from the uniform split)"),
             "{}",
             gap.detail
         );

@@ -176,8 +176,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
                 // steps the method takes from there.
                 0 => format!(
                     "proven: no design is better by more than this fraction; {objective}; found \
-                     without {} (a closed form or a nearby solve's active set; the Landscape's \
-                     path shows the steps from the uniform split)",
+                     directly, without {} (the Landscape shows them from the uniform split)",
                     s.method.step_name()
                 ),
                 n => format!(
@@ -359,8 +358,10 @@ mod tests {
         // LIBRA's GPT-3 has one total-bandwidth row: its optimum is found without a step.
         assert_eq!(s.optimum.iterations, 0);
         assert!(
-            gap.detail.contains("found without Newton steps")
-                && gap.detail.ends_with("the steps from the uniform split)"),
+            gap.detail.contains("found directly, without Newton steps")
+                && gap
+                    .detail
+                    .ends_with("(the Landscape shows them from the uniform split)"),
             "{}",
             gap.detail
         );

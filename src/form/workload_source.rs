@@ -57,7 +57,7 @@ pub struct TransformerForm {
 
 /// The builder's fields: label with unit and valid range, as the form shows them.
 pub const TRANSFORMER_FIELDS: [&str; 15] = [
-    "layers (≥ 1, a multiple of PP)",
+    "layers (≥ PP, a layer on the last stage)",
     "hidden size h",
     "FFN size",
     "attention heads (a multiple of TP)",

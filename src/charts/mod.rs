@@ -141,6 +141,38 @@ where
         .draw()
 }
 
+/// Draw segment `k` of every bar of a stacked per-dimension chart (each bar's `parts`, in
+/// `unit`s: the segment sits on the ones before it), named `name` in the legend.
+pub(crate) fn draw_stack_segment<'a, DB: plotters::prelude::DrawingBackend + 'a>(
+    chart: &mut DimensionChart<'a, DB>,
+    parts: &[Vec<f64>],
+    (k, unit): (usize, f64),
+    (name, color): (String, plotters::style::RGBColor),
+    style: &ChartStyle,
+) -> Result<(), plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>> {
+    use plotters::prelude::*;
+    let swatch = style.px(5.0) as i32;
+    let rects = parts.iter().enumerate().map(move |(i, p)| {
+        let y0: f64 = p.iter().take(k).sum::<f64>() * unit;
+        let y1 = y0 + p.get(k).copied().unwrap_or(0.0) * unit;
+        let i = i as u32;
+        let mut r = Rectangle::new(
+            [
+                (SegmentValue::Exact(i), y0),
+                (SegmentValue::Exact(i + 1), y1),
+            ],
+            color.filled(),
+        );
+        r.set_margin(0, 0, style.px(28.0), style.px(28.0));
+        r
+    });
+    chart.draw_series(rects)?.label(name).legend(move |(x, y)| {
+        let s = swatch;
+        Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
+    });
+    Ok(())
+}
+
 /// Draw the legend of a per-dimension chart at `position` and present the area.
 pub(crate) fn finish_with_legend<'a, DB: plotters::prelude::DrawingBackend + 'a>(
     mut chart: DimensionChart<'a, DB>,

@@ -1,7 +1,7 @@
 //! Training time per iteration, one stacked bar per design (uniform split, optimum): compute, then
 //! the exposed communication of each dimension.
 
-use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
+use super::{dimension_frame, draw_stack_segment, finish_with_legend, palette, ChartStyle};
 use crate::model::scenario::Evaluation;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -58,34 +58,16 @@ pub fn draw_time_bars<DB: DrawingBackend>(
         .map(|b| b.comm_per_dim_ns.len())
         .max()
         .unwrap_or(0);
-    let swatch = style.px(5.0) as i32;
+    let parts: Vec<Vec<f64>> = bars.iter().map(|b| b.parts().collect()).collect();
     for k in 0..=dims {
-        let (name, color) = match k {
+        let named = match k {
             0 => ("compute".to_string(), palette::COMPUTE),
             _ => (
                 format!("dim {k} communication"),
                 palette::DIMS[(k - 1) % palette::DIMS.len()],
             ),
         };
-        let rects = bars.iter().enumerate().map(move |(i, b)| {
-            let parts: Vec<f64> = b.parts().collect();
-            let y0: f64 = parts.iter().take(k).sum::<f64>() * ms;
-            let y1 = y0 + parts.get(k).copied().unwrap_or(0.0) * ms;
-            let i = i as u32;
-            let mut r = Rectangle::new(
-                [
-                    (SegmentValue::Exact(i), y0),
-                    (SegmentValue::Exact(i + 1), y1),
-                ],
-                color.filled(),
-            );
-            r.set_margin(0, 0, style.px(28.0), style.px(28.0));
-            r
-        });
-        chart.draw_series(rects)?.label(name).legend(move |(x, y)| {
-            let s = swatch;
-            Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
-        });
+        draw_stack_segment(&mut chart, &parts, (k, ms), named, style)?;
     }
     finish_with_legend(chart, SeriesLabelPosition::UpperRight, style)
 }

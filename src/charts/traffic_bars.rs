@@ -2,7 +2,7 @@
 //! gradients): one stacked bar per dimension at the optimum, so that a class can see which
 //! parallelism asks each dimension for its bandwidth.
 
-use super::{dimension_frame, finish_with_legend, palette, ChartStyle};
+use super::{dimension_frame, draw_stack_segment, finish_with_legend, palette, ChartStyle};
 use crate::model::scenario::Evaluation;
 use crate::model::workload::Traffic;
 use plotters::coord::Shift;
@@ -57,34 +57,19 @@ pub fn draw_traffic_bars<DB: DrawingBackend>(
         top,
         style,
     )?;
-    let swatch = style.px(5.0) as i32;
+    let parts: Vec<Vec<f64>> = bars.iter().map(|b| b.by_traffic_ns.to_vec()).collect();
     for t in Traffic::ALL {
         let k = t.index();
         if bars.iter().all(|b| b.by_traffic_ns[k] == 0.0) {
             continue;
         }
-        let color = colour(t);
-        let rects = bars.iter().enumerate().map(move |(i, b)| {
-            let y0: f64 = b.by_traffic_ns.iter().take(k).sum::<f64>() * ms;
-            let y1 = y0 + b.by_traffic_ns[k] * ms;
-            let i = i as u32;
-            let mut r = Rectangle::new(
-                [
-                    (SegmentValue::Exact(i), y0),
-                    (SegmentValue::Exact(i + 1), y1),
-                ],
-                color.filled(),
-            );
-            r.set_margin(0, 0, style.px(28.0), style.px(28.0));
-            r
-        });
-        chart
-            .draw_series(rects)?
-            .label(t.name())
-            .legend(move |(x, y)| {
-                let s = swatch;
-                Rectangle::new([(x, y - s), (x + 2 * s, y + s)], color.filled())
-            });
+        draw_stack_segment(
+            &mut chart,
+            &parts,
+            (k, ms),
+            (t.name().into(), colour(t)),
+            style,
+        )?;
     }
     finish_with_legend(chart, SeriesLabelPosition::UpperRight, style)
 }

@@ -4,7 +4,7 @@
 //! may be absent (11 columns, as vTrain's single-node file). Every run trains GPT-2's vocabulary
 //! with full recomputation, as the measured Megatron-DeepSpeed runs did.
 
-use super::run::{Recompute, RunError, TrainingRun, GPT2_VOCAB};
+use super::run::{RunError, TrainingRun, GPT2_VOCAB};
 use super::system::System;
 use crate::format::number;
 
@@ -116,32 +116,16 @@ pub fn read_runs(text: &str, system: &System) -> Result<Vec<MeasuredRun>, Measur
             return Err(MeasuredError::Time { line, time_ms });
         }
         let npus = whole(0)?;
+        // Read in the columns' old order (the first bad one is the one reported).
+        let (layers, hidden, heads, seq_len) = (whole(5)?, whole(3)?, whole(4)?, whole(6)?);
+        let (global_batch, micro_batch) = (whole(1)?, whole(2)?);
+        let (tp, pp, dp) = (whole(7)?, whole(9)?, whole(8)?);
         let run = TrainingRun {
-            layers: whole(5)?,
-            hidden: whole(3)?,
-            ffn: None,
-            heads: whole(4)?,
-            kv_heads: None,
-            mlp: Default::default(),
-            seq_len: whole(6)?,
-            vocab: GPT2_VOCAB,
-            global_batch: whole(1)?,
-            micro_batch: whole(2)?,
-            tp: whole(7)?,
-            cp: 1,
-            pp: whole(9)?,
-            ep: 1,
-            dp: whole(8)?,
-            recompute: Recompute::Full,
-            virtual_stages: 1,
-            overlap_dp: false,
-            overlap_ep: false,
-            flash_attention: false,
-            sequence_parallel: false,
-            zero: 0,
-            dtype: Default::default(),
-            moe: None,
-            mla: None,
+            micro_batch,
+            tp,
+            pp,
+            dp,
+            ..TrainingRun::gpt(layers, hidden, heads, seq_len, GPT2_VOCAB, global_batch)
         };
         run.check(system, npus)
             .map_err(|source| MeasuredError::Rule {

@@ -22,7 +22,7 @@
 
 use super::moe::Moe;
 use super::run::Mla;
-use super::run::{Dtype, Mlp, Recompute, TrainingRun};
+use super::run::{Mlp, TrainingRun};
 
 /// A transformer known by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -110,32 +110,8 @@ impl ModelPreset {
 
     /// The model as a run on one GPU.
     pub fn run(self) -> TrainingRun {
-        let gpt = |layers, hidden, heads, vocab, global_batch| TrainingRun {
-            layers,
-            hidden,
-            ffn: None,
-            heads,
-            kv_heads: None,
-            mlp: Mlp::Gelu,
-            seq_len: 2048,
-            vocab,
-            global_batch,
-            micro_batch: 1,
-            tp: 1,
-            cp: 1,
-            pp: 1,
-            ep: 1,
-            dp: 1,
-            recompute: Recompute::Full,
-            virtual_stages: 1,
-            overlap_dp: false,
-            overlap_ep: false,
-            flash_attention: false,
-            sequence_parallel: false,
-            zero: 0,
-            dtype: Dtype::Bf16,
-            moe: None,
-            mla: None,
+        let gpt = |layers, hidden, heads, vocab, global_batch| {
+            TrainingRun::gpt(layers, hidden, heads, 2048, vocab, global_batch)
         };
         let llama = |layers, hidden, ffn, heads, vocab, seq_len, global_batch| TrainingRun {
             ffn: Some(ffn),

@@ -189,6 +189,45 @@ pub enum RunError {
 }
 
 impl TrainingRun {
+    /// A GPT (GeLU MLP of 4 h, multi-head attention) of these sizes on one GPU: micro-batch 1,
+    /// full recomputation, nothing else on; the other fields are set with `..` on top.
+    pub fn gpt(
+        layers: u32,
+        hidden: u32,
+        heads: u32,
+        seq_len: u32,
+        vocab: u32,
+        global_batch: u32,
+    ) -> TrainingRun {
+        TrainingRun {
+            layers,
+            hidden,
+            ffn: None,
+            heads,
+            kv_heads: None,
+            mlp: Mlp::Gelu,
+            seq_len,
+            vocab,
+            global_batch,
+            micro_batch: 1,
+            tp: 1,
+            cp: 1,
+            pp: 1,
+            ep: 1,
+            dp: 1,
+            recompute: Recompute::Full,
+            virtual_stages: 1,
+            overlap_dp: false,
+            overlap_ep: false,
+            flash_attention: false,
+            sequence_parallel: false,
+            zero: 0,
+            dtype: Dtype::Bf16,
+            moe: None,
+            mla: None,
+        }
+    }
+
     /// NPUs the run uses (saturated at u64::MAX).
     pub fn npus(&self) -> u64 {
         self.fold().saturating_mul(u64::from(self.pp))

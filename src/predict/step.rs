@@ -675,31 +675,11 @@ mod tests {
 
     fn run(tp: u32, pp: u32, dp: u32, micro_batch: u32) -> TrainingRun {
         TrainingRun {
-            layers: 40,
-            hidden: 6144,
-            ffn: None,
-            heads: 48,
-            kv_heads: None,
-            mlp: Default::default(),
-            seq_len: 2048,
-            vocab: 50_257,
-            global_batch: 1024,
             micro_batch,
             tp,
-            cp: 1,
             pp,
-            ep: 1,
             dp,
-            recompute: Recompute::Full,
-            virtual_stages: 1,
-            overlap_dp: false,
-            overlap_ep: false,
-            flash_attention: false,
-            sequence_parallel: false,
-            zero: 0,
-            dtype: Default::default(),
-            moe: None,
-            mla: None,
+            ..TrainingRun::gpt(40, 6144, 48, 2048, 50_257, 1024)
         }
     }
 
@@ -841,10 +821,7 @@ mod tests {
                 continue;
             };
             let r = TrainingRun {
-                layers,
-                hidden,
                 ffn: if next() % 2 == 0 { None } else { Some(next()) },
-                heads,
                 kv_heads: if next() % 2 == 0 { None } else { Some(tp) },
                 mlp: if next() % 2 == 0 {
                     Mlp::Gelu
@@ -853,23 +830,13 @@ mod tests {
                 },
                 seq_len: next(),
                 vocab: next(),
-                global_batch: global,
                 micro_batch: micro,
                 tp,
-                cp: 1,
                 pp,
-                ep: 1,
                 dp,
-                recompute: Recompute::Full,
                 virtual_stages: v,
                 overlap_dp: next() % 2 == 0,
-                overlap_ep: false,
-                flash_attention: false,
-                sequence_parallel: false,
-                zero: 0,
-                dtype: Default::default(),
-                moe: None,
-                mla: None,
+                ..TrainingRun::gpt(layers, hidden, heads, 1, 1, global)
             };
             let Ok(npus) = u32::try_from(r.npus()) else {
                 continue;

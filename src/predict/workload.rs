@@ -22,15 +22,9 @@ pub fn recompute_of(r: crate::model::memory::Recompute) -> Recompute {
 /// The step model's run for a built transformer (its vocabulary given).
 pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun {
     TrainingRun {
-        layers: t.layers,
-        hidden: t.hidden,
         ffn: Some(t.ffn),
-        heads: t.heads,
         kv_heads: t.kv_heads,
         mlp: t.mlp,
-        seq_len: t.seq_len,
-        vocab,
-        global_batch: t.global_batch,
         micro_batch: t.micro_batch,
         tp: t.parallelism.tp,
         cp: t.cp,
@@ -38,16 +32,18 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         ep: t.ep,
         dp: t.parallelism.dp,
         recompute,
-        virtual_stages: 1,
-        overlap_dp: false,
-        overlap_ep: false,
-        flash_attention: false,
         // The builder's MoE layers route the sequence's TP slice: sequence parallelism.
         sequence_parallel: t.moe.is_some() && t.parallelism.tp > 1,
-        zero: 0,
-        dtype: Default::default(),
         moe: t.moe.clone(),
         mla: t.mla.clone(),
+        ..TrainingRun::gpt(
+            t.layers,
+            t.hidden,
+            t.heads,
+            t.seq_len,
+            vocab,
+            t.global_batch,
+        )
     }
 }
 

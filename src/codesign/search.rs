@@ -26,8 +26,9 @@ use crate::model::cost::CostModel;
 use crate::model::memory::{MemoryOptions, MemoryPerNpu};
 use crate::model::network::{Dim, Network, Topology};
 use crate::model::scenario::WorkloadSpec;
+use crate::optimize::problem::{compile_classes, TrafficClasses};
 use crate::optimize::sweep::{pareto, FrontPoint};
-use crate::optimize::{compile, Problem, SolveOptions};
+use crate::optimize::{Problem, SolveOptions};
 
 /// Designs kept in the ranked table.
 pub const RANKED: usize = 20;
@@ -191,7 +192,9 @@ struct Group {
     choice: Choice,
     memory: MemoryPerNpu,
     compute_ns: f64,
+    /// The workload without its layers (their traffic is in `classes`).
     layers: WorkloadSpec,
+    classes: TrafficClasses,
     orders: Vec<LayOrder>,
 }
 
@@ -441,11 +444,14 @@ impl CodesignStart {
             );
         }
         let compute_ns = layers.workload.compute_ns();
+        let classes = TrafficClasses::of(std::slice::from_ref(&layers), true);
+        layers.workload.layers = Vec::new();
         self.groups.push(Group {
             choice: *choice,
             memory,
             compute_ns,
             layers,
+            classes,
             orders: orders(&choice.parallelism),
         });
         Ok(())
@@ -597,7 +603,7 @@ impl CodesignRun {
             &group.layers,
             &mapping,
         );
-        let problem = match compile(&sc) {
+        let problem = match compile_classes(&sc, &group.classes) {
             Ok(p) => p,
             Err(e) => {
                 self.pruned.unpriced += 1;
@@ -947,7 +953,7 @@ mod tests {
     use crate::analysis::shapes::libra_layouts;
     use crate::codesign::candidate::scenario_of;
     use crate::codesign::ModelPreset;
-    use crate::optimize::solve;
+    use crate::optimize::{compile, solve};
     use crate::presets;
 
     fn setup(shapes: ShapeSpace, budgets: Vec<f64>) -> CodesignSetup {

@@ -25,6 +25,35 @@ fn one() -> f64 {
     1.0
 }
 
+impl WorkloadSpec {
+    /// That the communicator gives groups to a `kind` phase running `phase`'s collective over
+    /// its groups; else the error naming `layer` (1-based index and name).
+    pub fn groups_exist(
+        &self,
+        kind: PhaseKind,
+        phase: &super::workload::Phase,
+        layer: (usize, &str),
+    ) -> Result<(), ScenarioError> {
+        if !self
+            .communicator
+            .groups_for(kind, phase.collective, phase.over)
+            .is_empty()
+        {
+            return Ok(());
+        }
+        let (layer, name) = (layer.0, layer.1.to_string());
+        Err(match phase.over {
+            Over::Phase => TimeError::NoPipeline { layer, name },
+            over => TimeError::NoGroups {
+                layer,
+                name,
+                over: over.name(),
+            },
+        }
+        .into())
+    }
+}
+
 /// The total-bandwidth constraint: `sum_d B_d = total` (LIBRA's) or `<= total`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -233,6 +262,30 @@ impl Scenario {
 
     /// Check every part; the first problem found is returned, naming its field.
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.validate_setting()?;
+        for (i, w) in self.workloads.iter().enumerate() {
+            w.workload
+                .validate()
+                .map_err(|source| ScenarioError::Workload {
+                    index: i + 1,
+                    name: w.name.clone(),
+                    source,
+                })?;
+            for (l, layer) in w.workload.layers.iter().enumerate() {
+                for k in PhaseKind::ALL {
+                    let phase = layer.phase(k);
+                    if phase.collective != Collective::None {
+                        w.groups_exist(k, phase, (l + 1, &layer.name))?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Everything [`Scenario::validate`] checks but the workloads' layers: the network, the
+    /// efficiencies, the costs, each workload's weight and communicator.
+    pub fn validate_setting(&self) -> Result<(), ScenarioError> {
         self.network.validate()?;
         let dims = self.network.dims.len();
         if !self.efficiency.is_empty() && self.efficiency.len() != dims {
@@ -264,13 +317,6 @@ impl Scenario {
                     weight: w.weight,
                 });
             }
-            w.workload
-                .validate()
-                .map_err(|source| ScenarioError::Workload {
-                    index,
-                    name: name.clone(),
-                    source,
-                })?;
             w.communicator.validate(&self.network).map_err(|source| {
                 ScenarioError::Communicator {
                     index,
@@ -278,29 +324,6 @@ impl Scenario {
                     source,
                 }
             })?;
-            for (l, layer) in w.workload.layers.iter().enumerate() {
-                for k in PhaseKind::ALL {
-                    let phase = layer.phase(k);
-                    if phase.collective == Collective::None
-                        || !w
-                            .communicator
-                            .groups_for(k, phase.collective, phase.over)
-                            .is_empty()
-                    {
-                        continue;
-                    }
-                    let (layer, name) = (l + 1, layer.name.clone());
-                    return Err(match phase.over {
-                        Over::Phase => TimeError::NoPipeline { layer, name },
-                        over => TimeError::NoGroups {
-                            layer,
-                            name,
-                            over: over.name(),
-                        },
-                    }
-                    .into());
-                }
-            }
         }
         Ok(())
     }

@@ -14,7 +14,7 @@
 
 use super::linear::{parse_constraint, ConstraintError, LinearConstraint, Relation};
 use crate::model::collective::{latency_steps, message_sizes_on};
-use crate::model::scenario::{Objective, Scenario, ScenarioError, TotalBandwidth};
+use crate::model::scenario::{Objective, Scenario, ScenarioError, TotalBandwidth, WorkloadSpec};
 use crate::model::{DimCombine, PhaseKind, TrainingLoop};
 use std::collections::HashMap;
 
@@ -98,6 +98,8 @@ pub enum CompileError {
     BadTarget(f64),
     #[error("no workload has any communication: there is nothing to optimize")]
     NoTraffic,
+    #[error("the traffic classes were taken from other workloads or another latency setting")]
+    StaleClasses,
 }
 
 fn positive(field: impl Into<String>, value: f64) -> Result<f64, CompileError> {
@@ -181,9 +183,111 @@ pub fn constraint_rows(
     Ok(rows)
 }
 
+/// One class of a scenario's traffic: the phases of one workload with the same kind, collective
+/// and groups (and, with the latency term, the same size per collective), which add up.
+#[derive(Clone, Debug, PartialEq)]
+struct TrafficClass {
+    workload: usize,
+    kind: PhaseKind,
+    collective: crate::model::Collective,
+    over: crate::model::workload::Over,
+    /// Bytes per collective (1 without the latency term: the weight carries the bytes).
+    unit_size: f64,
+    /// Collectives (latency term) or bytes, times the workload's weight.
+    weight: f64,
+    label: String,
+    /// The first layer in the class (1-based index, name), for errors.
+    first_layer: (usize, String),
+}
+
+/// The half of [`compile`] that depends on the workloads' layers only, not on the network, the
+/// communicators or the costs: the co-design takes it once per parallelism and compiles it on
+/// every shape with [`compile_classes`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrafficClasses {
+    compute_ns: f64,
+    latency: bool,
+    classes: Vec<TrafficClass>,
+}
+
+impl TrafficClasses {
+    /// `workloads` in classes (with the latency term on, sizes split them). Work is linear in
+    /// the number of layers.
+    pub fn of(workloads: &[WorkloadSpec], latency: bool) -> TrafficClasses {
+        // (workload, phase kind, collective, groups, size bits) -> index in `classes`.
+        type Key = (usize, usize, u8, u8, u64);
+        let mut index: HashMap<Key, usize> = HashMap::new();
+        let mut classes: Vec<TrafficClass> = Vec::new();
+        let mut compute_ns = 0.0;
+        for (wi, spec) in workloads.iter().enumerate() {
+            compute_ns += spec.weight * spec.workload.compute_ns();
+            for (l, layer) in spec.workload.layers.iter().enumerate() {
+                for kind in PhaseKind::ALL {
+                    let phase = layer.phase(kind);
+                    if phase.collective == crate::model::Collective::None || phase.size_bytes <= 0.0
+                    {
+                        continue;
+                    }
+                    // With latency, a phase of `count` collectives is `count` occurrences of one
+                    // collective of `size / count` bytes.
+                    let count = f64::from(phase.count.max(1));
+                    let each = phase.size_bytes / count;
+                    let size_key = if latency { each.to_bits() } else { 0 };
+                    let key = (
+                        wi,
+                        kind.index(),
+                        phase.collective as u8,
+                        phase.over as u8,
+                        size_key,
+                    );
+                    let weight = if latency {
+                        spec.weight * count
+                    } else {
+                        spec.weight * phase.size_bytes
+                    };
+                    let at = *index.entry(key).or_insert_with(|| {
+                        let over = match phase.over {
+                            crate::model::workload::Over::Phase => String::new(),
+                            o => format!(" over {}", o.name()),
+                        };
+                        classes.push(TrafficClass {
+                            workload: wi,
+                            kind,
+                            collective: phase.collective,
+                            over: phase.over,
+                            unit_size: if latency { each } else { 1.0 },
+                            weight: 0.0,
+                            label: format!("{} {} {}{over}", spec.name, kind, phase.collective),
+                            first_layer: (l + 1, layer.name.clone()),
+                        });
+                        classes.len() - 1
+                    });
+                    classes[at].weight += weight;
+                }
+            }
+        }
+        TrafficClasses {
+            compute_ns,
+            latency,
+            classes,
+        }
+    }
+}
+
 /// Compile a scenario. Work is linear in the number of layers; the result's size is not.
 pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     sc.validate()?;
+    compile_classes(sc, &TrafficClasses::of(&sc.workloads, sc.model.latency))
+}
+
+/// Compile `sc` with its workloads' traffic given as `classes` (from [`TrafficClasses::of`] on a
+/// scenario with the same workloads, whose layers were validated then): `sc`'s own layers are
+/// not read, only its network, costs, communicators, constraints and options.
+pub fn compile_classes(sc: &Scenario, classes: &TrafficClasses) -> Result<Problem, CompileError> {
+    sc.validate_setting()?;
+    if classes.latency != sc.model.latency {
+        return Err(CompileError::StaleClasses);
+    }
     if sc.model.training_loop != TrainingLoop::NoOverlap {
         return Err(CompileError::OverlapLoop);
     }
@@ -198,61 +302,27 @@ pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     let n = f64::from(net.total_npus().map_err(ScenarioError::from)?);
     let unit = sc.costs.unit_costs(net).map_err(ScenarioError::from)?;
     let cost_per_gbps: Vec<f64> = unit.iter().map(|u| n * u).collect();
-
-    // (workload, phase kind, collective[, size bits]) -> (shape, alpha, summed weight).
-    // (workload, phase kind, collective, groups, size bits).
-    type Key = (usize, usize, u8, u8, u64);
-    let mut groups: HashMap<Key, (f64, String)> = HashMap::new();
-    let mut order = Vec::new();
-    let mut compute_ns = 0.0;
-    for (wi, spec) in sc.workloads.iter().enumerate() {
-        compute_ns += spec.weight * spec.workload.compute_ns();
-        for layer in &spec.workload.layers {
-            for kind in PhaseKind::ALL {
-                let phase = layer.phase(kind);
-                if phase.collective == crate::model::Collective::None || phase.size_bytes <= 0.0 {
-                    continue;
-                }
-                // With latency, a phase of `count` collectives is `count` occurrences of one
-                // collective of `size / count` bytes.
-                let count = f64::from(phase.count.max(1));
-                let each = phase.size_bytes / count;
-                let size_key = if latency { each.to_bits() } else { 0 };
-                let key = (
-                    wi,
-                    kind.index(),
-                    phase.collective as u8,
-                    phase.over as u8,
-                    size_key,
-                );
-                let weight = if latency {
-                    spec.weight * count
-                } else {
-                    spec.weight * phase.size_bytes
-                };
-                let entry = groups.entry(key).or_insert_with(|| {
-                    order.push((key, phase.collective, phase.over, kind, each));
-                    let over = match phase.over {
-                        crate::model::workload::Over::Phase => String::new(),
-                        o => format!(" over {}", o.name()),
-                    };
-                    (
-                        0.0,
-                        format!("{} {} {}{over}", spec.name, kind, phase.collective),
-                    )
-                });
-                entry.0 += weight;
-            }
-        }
-    }
+    let compute_ns = classes.compute_ns;
     let in_network = sc.costs.in_network(net);
     let mut raw: Vec<Pattern> = Vec::new();
-    for (key, collective, over, kind, size) in order {
-        let (weight, label) = groups[&key].clone();
-        let groups_d = sc.workloads[key.0]
-            .communicator
-            .groups_for(kind, collective, over);
-        let unit_size = if latency { size } else { 1.0 };
+    for class in &classes.classes {
+        let TrafficClass {
+            collective,
+            over,
+            kind,
+            unit_size,
+            weight,
+            ..
+        } = *class;
+        let label = class.label.clone();
+        let Some(spec) = sc.workloads.get(class.workload) else {
+            return Err(CompileError::StaleClasses);
+        };
+        let phase = crate::model::workload::Phase::new(0.0, collective, 1.0).over(over);
+        let first = &class.first_layer;
+        spec.groups_exist(kind, &phase, (first.0, &first.1))
+            .map_err(CompileError::from)?;
+        let groups_d = spec.communicator.groups_for(kind, collective, over);
         // Bytes over the effective bandwidth eta_d B_d: a_d / eta_d over B_d.
         let a: Vec<f64> = message_sizes_on(collective, unit_size, groups_d, &in_network)
             .iter()
@@ -393,6 +463,35 @@ mod tests {
 
     use super::*;
     use crate::presets::{self, LibraNetwork, LibraWorkload};
+
+    #[test]
+    fn classes_taken_once_compile_on_any_network_as_the_whole_scenario_does() {
+        // The co-design's path: the traffic classes of a built GPT-3 layer list, then each
+        // shape's scenario without its layers. Equal problems, not close ones.
+        let t = crate::model::builder::Transformer::gpt3();
+        let mut sc = presets::default_scenario();
+        sc.model.latency = true;
+        let spec = t.build(&sc.network).unwrap();
+        sc.workloads = vec![spec];
+        let whole = compile(&sc).unwrap();
+        let classes = TrafficClasses::of(&sc.workloads, true);
+        let mut bare = sc.clone();
+        bare.workloads[0].workload.layers.clear();
+        assert_eq!(compile_classes(&bare, &classes).unwrap(), whole);
+        // Classes from another latency setting or for a missing workload are refused.
+        let off = TrafficClasses::of(&sc.workloads, false);
+        assert_eq!(
+            compile_classes(&bare, &off),
+            Err(CompileError::StaleClasses)
+        );
+        bare.workloads.clear();
+        assert!(compile_classes(&bare, &classes).is_err());
+        // A communicator without the groups a class needs names the class's first layer.
+        let mut lost = sc.clone();
+        lost.workloads[0].communicator.forward = Vec::new();
+        let err = compile_classes(&lost, &classes).unwrap_err().to_string();
+        assert_eq!(err, compile(&lost).unwrap_err().to_string());
+    }
 
     #[test]
     fn gpt3_4d_compiles_to_few_patterns_and_keeps_the_time() {

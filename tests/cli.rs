@@ -419,6 +419,13 @@ fn assert_reproduced(
         line.push(format!("--{}", k.replace('_', "-")));
         line.push(n(k));
     }
+    // Written only when not 1.
+    for k in ["cp", "ep", "virtual_stages"] {
+        if d.get(k).is_some() {
+            line.push(format!("--{}", k.replace('_', "-")));
+            line.push(n(k));
+        }
+    }
     let (code, sc, err) = run(&line);
     assert_eq!(code, 0, "{err}");
     let path = std::env::temp_dir().join(format!(
@@ -1684,6 +1691,52 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
         "{labels:?}"
     );
     std::fs::remove_file(&path).ok();
+    // Interleaved: two chunks per stage send twice per slot; 9 chunks would leave a chunk
+    // without a layer (32 layers < 4 stages x 9), refused by name.
+    let interleaved = |v: &str| {
+        run(&args(&[
+            "scenario",
+            "--model",
+            "mixtral-8x7b",
+            "--npus",
+            "64",
+            "--tp",
+            "1",
+            "--pp",
+            "4",
+            "--dp",
+            "16",
+            "--ep",
+            "8",
+            "--global-batch",
+            "256",
+            "--shape",
+            "SW8:nvlink4 x SW8:ib-ndr",
+            "--system",
+            "dgx-h100",
+            "--virtual-stages",
+            v,
+        ]))
+    };
+    let (code, two, err) = interleaved("2");
+    assert_eq!(code, 0, "{err}");
+    let sends = |text: &str| -> f64 {
+        let sc: Value = serde_json::from_str(text).unwrap();
+        let layers = sc["workloads"][0]["workload"]["layers"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let last = layers.last().unwrap();
+        assert_eq!(last["name"], "pipeline_sendrecv");
+        last["forward"]["size_bytes"].as_f64().unwrap()
+    };
+    let (_, one, _) = interleaved("1");
+    // 16 micro-batches: 16 + 3/2 slots of two sends against 16 + 3 of one.
+    let ratio = sends(&two) / sends(&one);
+    assert!((ratio - 2.0 * 17.5 / 19.0).abs() < 1e-12, "{ratio}");
+    let (code, _, err) = interleaved("9");
+    assert_eq!(code, 1);
+    assert!(err.contains("interleaving 9 chunks per stage"), "{err}");
     // The co-design searches EP with the rest.
     let (code, out, err) = run(&args(&[
         "codesign",

@@ -137,7 +137,7 @@ fn model(
 /// The options `scenario --model` takes beyond the co-design's: grouped-query attention, the
 /// MLP kind, and context and expert parallelism (and the experts' own,
 /// [`super::predict::EXPERT_OPTIONS`]).
-const ARCHITECTURE_OPTIONS: [&str; 4] = ["kv-heads", "mlp", "cp", "ep"];
+const ARCHITECTURE_OPTIONS: [&str; 5] = ["kv-heads", "mlp", "cp", "ep", "virtual-stages"];
 
 fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
     if let Some(kv) = whole(args, "kv-heads")? {
@@ -152,6 +152,7 @@ fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
     t.moe = super::predict::moe_of(args, t.moe.clone())?;
     t.cp = whole(args, "cp")?.unwrap_or(1);
     t.ep = whole(args, "ep")?.unwrap_or(1);
+    t.virtual_stages = whole(args, "virtual-stages")?.unwrap_or(1);
     Ok(())
 }
 
@@ -340,6 +341,7 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         order,
         cp: t.cp,
         ep: t.ep,
+        virtual_stages: t.virtual_stages,
     };
     let chosen = super::systems::chosen(&args)?;
     let costs = costs(&args, chosen.as_ref())?;

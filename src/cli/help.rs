@@ -93,7 +93,7 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
        libra-studio scenario --model M --npus N --tp T [--cp C] --pp P --dp D [--ep E] --shape S
                              [--micro-batch B] [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
                              [--system dgx-a100] [--kv-heads K] [--mlp gelu|swiglu]
-                             [--experts E --top-k K --expert-ffn F --shared-experts S
+                             [--virtual-stages V] [--experts E --top-k K --expert-ffn F --shared-experts S
                               --moe-layers all|after:K|every:N --capacity-factor C]
 
   --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
@@ -102,6 +102,8 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
   --cp C         context parallelism: keys and values all-gathered over the CP groups
   --ep E         expert parallelism carved from each stage's TP x CP x DP ranks: the MoE
                  layers' dispatch and combine all-to-alls over the EP groups
+  --virtual-stages V   V model chunks per stage (interleaved 1F1B): (PP - 1)/V bubble slots,
+                 V times the stage-to-stage sends
   --system S     time its compute on a real system (docs/predict.md: matrix products by shape,
                  memory-bound kernels, recomputation, host time per layer, the Adam step) instead
                  of --peak-tflops x --efficiency; the network stays the design's

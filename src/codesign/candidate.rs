@@ -34,6 +34,8 @@ pub struct Choice {
     pub order: LayOrder,
     pub cp: u32,
     pub ep: u32,
+    /// Model chunks per pipeline stage (interleaved 1F1B when more than 1).
+    pub virtual_stages: u32,
 }
 
 impl Choice {
@@ -45,10 +47,11 @@ impl Choice {
             order,
             cp: 1,
             ep: 1,
+            virtual_stages: 1,
         }
     }
 
-    /// "TP 8 × PP 4 × DP 128" (with "CP c ×" and "EP e" when used).
+    /// "TP 8 × PP 4 × DP 128" (with "CP c ×", "EP e" and "v virtual stages" when used).
     pub fn degrees_label(&self) -> String {
         let p = self.parallelism;
         let cp = match self.cp {
@@ -59,7 +62,11 @@ impl Choice {
             1 => String::new(),
             e => format!(", EP {e}"),
         };
-        format!("TP {}{cp} × PP {} × DP {}{ep}", p.tp, p.pp, p.dp)
+        let v = match self.virtual_stages {
+            1 => String::new(),
+            v => format!(", {v} virtual stages"),
+        };
+        format!("TP {}{cp} × PP {} × DP {}{ep}{v}", p.tp, p.pp, p.dp)
     }
 }
 
@@ -71,6 +78,7 @@ pub fn with_choice(t: &Transformer, choice: &Choice) -> Transformer {
         order: choice.order,
         cp: choice.cp,
         ep: choice.ep,
+        virtual_stages: choice.virtual_stages,
         ..t.clone()
     }
 }
@@ -109,22 +117,21 @@ pub fn scenario_of(
     Ok(assemble(t, choice, network, costs, spec, budget_usd))
 }
 
-/// The Scenario from an already built workload (the layers do not depend on the shape; only the
-/// communicator does): what the search does for each shape.
-pub fn scenario_from_layers(
+/// The scenario every candidate of the search compiles on `shape`, but for its communicator
+/// (the search sets it per candidate): `spec` is the workload (its traffic is compiled from
+/// classes, so its layers may be left out), the rest as [`scenario_of`] sets it. The layers do
+/// not depend on the shape and the rest does not depend on the parallelism.
+pub fn frame_on(
     t: &Transformer,
-    choice: &Choice,
     shape: &Network,
     costs: &CostModel,
-    layers: &WorkloadSpec,
-    mapping: &FoldedMapping,
+    spec: WorkloadSpec,
 ) -> Scenario {
     let network = with_tier_latencies(shape, costs);
-    let spec = WorkloadSpec {
-        communicator: communicator_of(t, choice, mapping),
-        ..layers.clone()
-    };
-    assemble(t, choice, network, costs, spec, None)
+    let choice = Choice::plain(t.parallelism, t.micro_batch, t.order);
+    let mut sc = assemble(t, &choice, network, costs, spec, None);
+    sc.name = format!("{} on {}", t.name, sc.network.shape_label());
+    sc
 }
 
 /// The communicator the builder gives `t` for `mapping`: TP for the forward and input-gradient
@@ -171,7 +178,7 @@ fn assemble(
     let linear = crate::model::taper::taper_constraints(&network, costs);
     Scenario {
         name: format!(
-            "{} TP{}{} PP{} DP{}{} b{} on {}",
+            "{} TP{}{} PP{}{} DP{}{} b{} on {}",
             t.name,
             p.tp,
             match choice.cp {
@@ -179,6 +186,10 @@ fn assemble(
                 c => format!(" CP{c}"),
             },
             p.pp,
+            match choice.virtual_stages {
+                1 => String::new(),
+                v => format!("x{v}"),
+            },
             p.dp,
             match choice.ep {
                 1 => String::new(),
@@ -261,6 +272,9 @@ pub struct Design {
     /// Expert parallelism (1: none, or no experts).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ep: u32,
+    /// Model chunks per pipeline stage (1: plain 1F1B).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub virtual_stages: u32,
     pub micro_batch: u32,
     pub shape: Vec<ShapeDim>,
     /// "Ring 4 × FullyConnected 8 × ...".
@@ -318,6 +332,7 @@ impl Design {
             order: LayOrder::parse(&self.mapping.order)?,
             cp: self.cp,
             ep: self.ep,
+            virtual_stages: self.virtual_stages,
         })
     }
 

@@ -17,7 +17,7 @@
 //! Candidates are visited by increasing compute time, so good incumbents come early. The run is
 //! a stepper (`step(n)` candidates at a time) so that a page can show progress and cancel.
 
-use super::candidate::{scenario_from_layers, Choice, Design, MappingOut};
+use super::candidate::{communicator_of, frame_on, Choice, Design, MappingOut};
 use crate::analysis::shapes::{enumerate, DimKind};
 use crate::format::number;
 use crate::model::builder::{BuildError, Transformer};
@@ -25,7 +25,7 @@ use crate::model::communicator::{LayOrder, Parallelism};
 use crate::model::cost::CostModel;
 use crate::model::memory::{MemoryOptions, MemoryPerNpu};
 use crate::model::network::{Dim, Network, Topology};
-use crate::model::scenario::WorkloadSpec;
+use crate::model::scenario::{Scenario, WorkloadSpec};
 use crate::optimize::problem::{compile_classes, TrafficClasses};
 use crate::optimize::sweep::{pareto, FrontPoint};
 use crate::optimize::{Problem, SolveOptions};
@@ -235,6 +235,8 @@ impl Pruned {
 pub struct CodesignRun {
     setup: CodesignSetup,
     pub shapes: Vec<Network>,
+    /// Per shape, the scenario the candidates compile on (see [`frame_on`]).
+    frames: Vec<Scenario>,
     groups: Vec<Group>,
     /// The budgets of the front, ascending.
     pub budgets: Vec<f64>,
@@ -477,12 +479,17 @@ impl CodesignStart {
             g.layers.communicator = Default::default();
         }
         let shapes = std::mem::take(&mut self.shapes);
+        let frames = shapes
+            .iter()
+            .map(|s| frame_on(&setup.model, s, &setup.costs, groups[0].layers.clone()))
+            .collect();
         let total = groups.iter().map(|g| g.orders.len() * shapes.len()).sum();
         let n_budgets = self.budgets.len();
         let memory_pruned = memory_pruned(setup, shapes.len());
         Ok(CodesignRun {
             setup: setup.clone(),
             shapes,
+            frames,
             groups,
             budgets: std::mem::take(&mut self.budgets),
             rank_budget: self.rank_budget,
@@ -595,15 +602,21 @@ impl CodesignRun {
             self.pruned.lay += 1;
             return;
         };
-        let sc = scenario_from_layers(
-            &self.setup.model,
-            &choice,
-            shape,
-            &self.setup.costs,
-            &group.layers,
-            &mapping,
-        );
-        let problem = match compile_classes(&sc, &group.classes) {
+        let sc = &mut self.frames[key.shape];
+        sc.workloads[0].communicator = communicator_of(&self.setup.model, &choice, &mapping);
+        let sc = &self.frames[key.shape];
+        // The same bound as below's, before compiling.
+        if let Some(bounds) = group.classes.time_lower_bounds(sc, &self.budgets) {
+            if bounds
+                .iter()
+                .enumerate()
+                .all(|(i, &b)| b >= self.threshold(i))
+            {
+                self.pruned.bound += 1;
+                return;
+            }
+        }
+        let problem = match compile_classes(sc, &group.classes) {
             Ok(p) => p,
             Err(e) => {
                 self.pruned.unpriced += 1;
@@ -667,6 +680,7 @@ impl CodesignRun {
             dp: par.dp,
             cp: c.cp,
             ep: c.ep,
+            virtual_stages: c.virtual_stages,
             micro_batch: c.micro_batch,
             shape: Design::shape_of(shape),
             shape_label: shape.shape_label(),
@@ -910,17 +924,39 @@ fn divisible(setup: &CodesignSetup) -> Vec<Choice> {
                 };
                 for ep in eps {
                     for b in divisors(t.global_batch / dp) {
-                        out.push(Choice {
-                            parallelism: Parallelism { tp, pp, dp },
-                            micro_batch: b,
-                            order: LayOrder::TpPpDp,
-                            cp,
-                            ep,
-                        });
+                        let m = t.global_batch / dp / b;
+                        for virtual_stages in interleavings(t.layers, pp, m) {
+                            out.push(Choice {
+                                parallelism: Parallelism { tp, pp, dp },
+                                micro_batch: b,
+                                order: LayOrder::TpPpDp,
+                                cp,
+                                ep,
+                                virtual_stages,
+                            });
+                        }
                     }
                 }
             }
         }
+    }
+    out
+}
+
+/// The most model chunks per stage the co-design tries.
+pub const MAX_VIRTUAL_STAGES: u32 = 8;
+
+/// The chunks per stage worth trying on `pp` stages with `m` micro-batches: 1, and each `v` up
+/// to [`MAX_VIRTUAL_STAGES`] that splits the busiest stage's `ceil(L / PP)` layers evenly, with a
+/// layer per chunk everywhere (`L >= PP v`) and `m` a multiple of PP (Megatron's interleaved
+/// schedule).
+fn interleavings(layers: u32, pp: u32, m: u32) -> Vec<u32> {
+    let mut out = vec![1];
+    if pp > 1 && m.is_multiple_of(pp) {
+        let busiest = layers.div_ceil(pp);
+        out.extend((2..=MAX_VIRTUAL_STAGES).filter(|&v| {
+            busiest.is_multiple_of(v) && u64::from(layers) >= u64::from(pp) * u64::from(v)
+        }));
     }
     out
 }
@@ -1036,6 +1072,9 @@ mod tests {
             }
         }
         assert_eq!(fitting, run.progress().1);
+        let chunks: std::collections::BTreeSet<u32> =
+            divisible(&s).iter().map(|c| c.virtual_stages).collect();
+        assert_eq!(chunks.into_iter().collect::<Vec<_>>(), [1, 2, 3, 4, 6, 8]);
         assert_eq!(run.evaluated + run.pruned.bound + run.pruned.lay, fitting);
         assert!(run.pruned.bound > fitting / 2, "{:?}", run.pruned);
         let front = run.front();
@@ -1160,6 +1199,20 @@ mod tests {
         s.budgets = vec![10.0];
         let run = CodesignRun::new(&s).unwrap().run();
         assert_eq!(run.outcome(), Err(CodesignError::NoBudgetMet));
+    }
+
+    #[test]
+    fn interleaving_splits_the_busiest_stage_evenly_with_a_layer_per_chunk() {
+        // GPT-3's 96 layers on 8 stages (12 each), 24 micro-batches.
+        assert_eq!(interleavings(96, 8, 24), [1, 2, 3, 4, 6]);
+        // Micro-batches not a multiple of PP, or one stage: plain 1F1B only.
+        assert_eq!(interleavings(96, 8, 12), [1]);
+        assert_eq!(interleavings(96, 1, 24), [1]);
+        // DeepSeek-V3's 61 layers on 16 stages (4 on the busiest): 4 chunks would leave a
+        // stage's chunk empty (61 < 64).
+        assert_eq!(interleavings(61, 16, 32), [1, 2]);
+        // Llama 3 405B's 126 on 16 (8 on the busiest): up to MAX_VIRTUAL_STAGES.
+        assert_eq!(interleavings(126, 16, 16), [1, 2, 4]);
     }
 
     #[test]

@@ -14,6 +14,8 @@
 //! Pipeline (1F1B): the critical path of one iteration runs `m + PP - 1` micro-batch slots, the `m`
 //! micro-batches and the bubble `(PP - 1)/m` of filling and draining the pipeline. Everything paid
 //! per micro-batch on it is paid per slot: compute, the TP all-reduces and the stage-to-stage sends.
+//! Interleaved 1F1B with `v` chunks per stage (Narayanan et al. 2021) runs `m + (PP - 1)/v` slots
+//! (a part-slot pays a whole collective's latency) and sends `v` times per slot.
 //!
 //! Collectives (Megatron): the attention block and the MLP block each end their forward pass with a
 //! TP all-reduce of the activations (`b s h e` bytes per micro-batch) and start their input-gradient
@@ -89,6 +91,9 @@ pub struct Transformer {
     /// Expert parallelism, carved from a stage's TP x CP x DP ranks.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub ep: u32,
+    /// Model chunks per pipeline stage: interleaved 1F1B when more than 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub virtual_stages: u32,
 }
 
 fn one() -> u32 {
@@ -110,6 +115,13 @@ pub enum BuildError {
     BadEfficiency(f64),
     #[error("layers ({layers}) must be at least PP ({pp}), with a layer on the last stage")]
     LayersVsPp { layers: u32, pp: u32 },
+    #[error("interleaving {v} chunks per stage needs PP > 1, at least a layer per chunk (the {layers} layers at least PP {pp} x {v}) and the {m} micro-batches a multiple of PP")]
+    Interleave {
+        v: u32,
+        layers: u32,
+        m: u32,
+        pp: u32,
+    },
     #[error("CP ({cp}) must divide the sequence ({seq_len})")]
     CpVsSeq { cp: u32, seq_len: u32 },
     #[error("heads ({heads}) must be a multiple of the key-value heads ({kv})")]
@@ -156,6 +168,7 @@ impl Transformer {
             moe: None,
             cp: 1,
             ep: 1,
+            virtual_stages: 1,
         }
     }
 
@@ -183,7 +196,8 @@ impl Transformer {
             return Err(BuildError::BadEfficiency(self.efficiency));
         }
         let Parallelism { tp, pp, dp } = self.parallelism;
-        if tp == 0 || pp == 0 || dp == 0 || self.cp == 0 || self.ep == 0 {
+        if tp == 0 || pp == 0 || dp == 0 || self.cp == 0 || self.ep == 0 || self.virtual_stages == 0
+        {
             return Err(BuildError::Zero {
                 field: "parallelism degree",
             });
@@ -240,7 +254,27 @@ impl Transformer {
                 dp,
             });
         }
+        let v = self.virtual_stages;
+        if v > 1
+            && (pp == 1
+                || u64::from(self.layers) < u64::from(pp) * u64::from(v)
+                || !self.micro_batches().is_multiple_of(pp))
+        {
+            return Err(BuildError::Interleave {
+                v,
+                layers: self.layers,
+                m: self.micro_batches(),
+                pp,
+            });
+        }
         Ok(())
+    }
+
+    /// The micro-batch slots on an iteration's critical path: the `m` micro-batches and the
+    /// bubble, `(PP - 1) / v` slots with `v` chunks per stage (Narayanan et al. 2021).
+    pub fn slots(&self) -> f64 {
+        f64::from(self.micro_batches())
+            + f64::from(self.parallelism.pp - 1) / f64::from(self.virtual_stages.max(1))
     }
 
     /// Micro-batches per iteration on one pipeline: `global_batch / (micro_batch * DP)`.
@@ -346,8 +380,11 @@ impl Transformer {
         let tokens = b * s / cp;
         // 1F1B: the critical path runs m + PP - 1 micro-batch slots (the bubble (PP - 1)/m); every
         // per-micro-batch cost on it (compute, TP all-reduces, stage-to-stage sends) is paid per slot.
-        let slots_u = self.micro_batches() + pp - 1;
-        let slots = f64_(slots_u);
+        let slots = self.slots();
+        // Collectives per phase on the critical path (a part-slot of the bubble pays a whole
+        // collective's latency).
+        let slots_u = slots.ceil() as u32;
+        let chunks = self.virtual_stages.max(1);
         // ns per FLOP of one micro-batch, times the slots.
         let ns = |flops: f64| flops / tp / (self.peak_tflops * 1e3 * self.efficiency) * slots;
         let activations = slots * tokens * h * e;
@@ -433,12 +470,12 @@ impl Transformer {
         }
         if pp > 1 {
             // Activations to the next stage in the forward pass, their gradients back in the
-            // backward pass: s b h e / CP bytes per micro-batch slot each way.
+            // backward pass: s b h e / CP bytes per micro-batch slot each way, once per chunk.
             let send = Phase {
                 compute_ns: 0.0,
                 collective: Collective::SendRecv,
-                size_bytes: slots * tokens * h * e,
-                count: slots_u,
+                size_bytes: f64_(chunks) * slots * tokens * h * e,
+                count: chunks * slots_u,
                 over: Over::Phase,
             };
             layers.push(Layer {
@@ -715,6 +752,61 @@ mod tests {
         let attn = &spec.workload.layers[0].forward;
         assert_eq!(attn.count, 27);
         assert_eq!(attn.size_bytes, 27.0 * 2048.0 * 12288.0 * 2.0);
+    }
+
+    #[test]
+    fn interleaving_shrinks_the_bubble_and_multiplies_the_sends() {
+        let net = presets::libra_4d_network();
+        let mut t = Transformer::gpt3();
+        t.parallelism = Parallelism {
+            tp: 16,
+            pp: 4,
+            dp: 64,
+        };
+        let plain = t.build(&net).unwrap();
+        t.virtual_stages = 2;
+        let two = t.build(&net).unwrap();
+        // m = 24: 27 slots plain, 24 + 3/2 = 25.5 interleaved.
+        let ratio =
+            two.workload.layers[0].forward.compute_ns / plain.workload.layers[0].forward.compute_ns;
+        assert!((ratio - 25.5 / 27.0).abs() < 1e-12, "{ratio}");
+        // The TP all-reduces: 25.5 micro-batches' bytes in 26 collectives.
+        let attn = &two.workload.layers[0].forward;
+        assert_eq!(attn.count, 26);
+        assert_eq!(attn.size_bytes, 25.5 * 2048.0 * 12288.0 * 2.0);
+        // Each chunk sends: twice the stage-to-stage bytes of its slots, 2 x 26 sends.
+        let sends = two.workload.layers.last().unwrap();
+        assert_eq!(
+            sends.forward.size_bytes,
+            2.0 * 25.5 * 2048.0 * 12288.0 * 2.0
+        );
+        assert_eq!(sends.forward.count, 52);
+        // More chunks than layers per stage, one stage, or micro-batches not a multiple of PP:
+        // refused by name.
+        t.virtual_stages = 25;
+        assert!(matches!(
+            t.build(&net),
+            Err(BuildError::Interleave {
+                v: 25,
+                layers: 96,
+                m: 24,
+                pp: 4
+            })
+        ));
+        t.virtual_stages = 2;
+        t.global_batch = 1536 + 64 * 2;
+        assert!(matches!(
+            t.build(&net),
+            Err(BuildError::Interleave { m: 26, .. })
+        ));
+        // The first stage keeps 1 + 3/8 times the activations (Korthikanti et al.).
+        use crate::model::memory::{memory_per_npu, MemoryOptions};
+        t.global_batch = 1536;
+        let opts = MemoryOptions::default();
+        let a2 = memory_per_npu(&t, &opts).activations_bytes;
+        t.virtual_stages = 1;
+        let a1 = memory_per_npu(&t, &opts).activations_bytes;
+        assert!((a2 / a1 - 1.375).abs() < 1e-12);
     }
 
     #[test]

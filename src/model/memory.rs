@@ -141,9 +141,17 @@ pub fn memory_per_npu(t: &Transformer, opts: &MemoryOptions) -> MemoryPerNpu {
         }
         (Recompute::Selective, _, _) => 34.0 * h / tp,
     };
+    // Interleaving v chunks per stage keeps (1 + (p - 1) / (p v)) times the activations
+    // (Korthikanti et al. 2022, section 4.2.3: the first stage runs ahead by a chunk per stage).
+    let (pp, v) = (f64::from(p.pp.max(1)), f64::from(t.virtual_stages.max(1)));
+    let interleaved = match t.virtual_stages > 1 {
+        true => 1.0 + (pp - 1.0) / (pp * v),
+        false => 1.0,
+    };
     let activations_bytes = tokens
         * (f64::from(dense_layers) * per_token(false) + f64::from(moe_layers) * per_token(true))
-        * in_flight as f64;
+        * in_flight as f64
+        * interleaved;
     MemoryPerNpu {
         parameters,
         weights_and_gradients_bytes,

@@ -274,6 +274,55 @@ impl TrafficClasses {
     }
 }
 
+impl TrafficClasses {
+    /// For each budget, the bound the co-design prunes with, `T_compute + sum_p w_p max(max_d
+    /// alpha_pd, sum_d a_pd c_d / budget)` (a pattern's slowest dimension is at least its
+    /// latency and at least its bytes over the bandwidth the budget buys at the pattern's
+    /// prices), taken class by class without compiling `sc`: equal to the compiled problem's
+    /// but for rounding, since merged patterns add. None where it does not hold or `sc` is
+    /// not one these classes compile on (the sum combination, a missing workload or groups,
+    /// an invalid network or cost): then compile.
+    pub fn time_lower_bounds(&self, sc: &Scenario, budgets: &[f64]) -> Option<Vec<f64>> {
+        if sc.model.combine != DimCombine::Max || sc.model.latency != self.latency {
+            return None;
+        }
+        let net = &sc.network;
+        let n = f64::from(net.total_npus().ok()?);
+        let cost: Vec<f64> = sc
+            .costs
+            .unit_costs(net)
+            .ok()?
+            .iter()
+            .map(|u| n * u)
+            .collect();
+        let in_network = sc.costs.in_network(net);
+        let mut out = vec![self.compute_ns; budgets.len()];
+        for class in &self.classes {
+            let spec = sc.workloads.get(class.workload)?;
+            let groups = spec
+                .communicator
+                .groups_for(class.kind, class.collective, class.over);
+            if groups.len() != net.dims.len() {
+                return None;
+            }
+            let sizes = message_sizes_on(class.collective, class.unit_size, groups, &in_network);
+            let mut priced = 0.0;
+            let mut alpha: f64 = 0.0;
+            for (d, x) in sizes.iter().enumerate() {
+                priced += x / sc.eta(d) * cost[d];
+                if let (Some(g), true) = (groups[d], self.latency) {
+                    let steps = latency_steps(class.collective, net.dims[d].topology, g);
+                    alpha = alpha.max(f64::from(steps) * net.dims[d].latency_ns);
+                }
+            }
+            for (o, b) in out.iter_mut().zip(budgets) {
+                *o += class.weight * alpha.max(priced / b);
+            }
+        }
+        Some(out)
+    }
+}
+
 /// Compile a scenario. Work is linear in the number of layers; the result's size is not.
 pub fn compile(sc: &Scenario) -> Result<Problem, CompileError> {
     sc.validate()?;

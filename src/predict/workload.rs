@@ -31,6 +31,7 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         pp: t.parallelism.pp,
         ep: t.ep,
         dp: t.parallelism.dp,
+        virtual_stages: t.virtual_stages,
         recompute,
         // The builder's MoE layers route the sequence's TP slice: sequence parallelism.
         sequence_parallel: t.moe.is_some() && t.parallelism.tp > 1,
@@ -60,7 +61,7 @@ fn block_of(name: &str) -> Option<&str> {
 pub fn time_on(spec: &mut WorkloadSpec, t: &Transformer, system: &System, run: &TrainingRun) {
     let work = layer_work(system, run);
     let moe = moe_layer_work(system, run).unwrap_or(work);
-    let slots = f64::from(t.micro_batches() + t.parallelism.pp - 1);
+    let slots = t.slots();
     let host = system.compute.host_us_per_layer * 1e-6;
     let stretch = (host / work.total()).max(1.0);
     let ns = |s: f64| s * stretch * slots * 1e9;

@@ -115,7 +115,8 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
         summary: "which parallelism, network shape and bandwidths train a transformer fastest",
         page: "\
 Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b|llama3-8b|
-                             llama3-70b|llama3-405b|custom --npus N
+                             llama3-70b|llama3-405b|mixtral-8x7b|mixtral-8x22b|deepseek-v3|
+                             custom --npus N
                              (--budget USD | --budgets LO:HI:N) [options]
 
   --hbm-gb G                 memory per NPU (default 80, or the --system accelerator's)
@@ -132,7 +133,8 @@ Usage: libra-studio codesign --model gpt3-175b|llama2-70b|bloom-176b|mt-nlg-530b
   custom: --layers --hidden --heads --seq-len --global-batch [--ffn --vocab --peak-tflops
           --efficiency]
 
-Prints best, front, winners, ranked, evaluated and pruned.
+Searches TP x CP x PP x DP, EP (models with experts), the micro-batch, interleaving (2 to 8
+virtual stages) and the lay order. Prints best, front, winners, ranked, evaluated and pruned.
 ",
         reads_scenario: false,
     },

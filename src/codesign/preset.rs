@@ -3,26 +3,23 @@
 //! | key | layers | hidden | FFN | heads | sequence | global batch | vocabulary |
 //! |---|---|---|---|---|---|---|---|
 //! | gpt3-175b | 96 | 12,288 | 4h | 96 | 2,048 | 1,536 | 50,257 (Brown et al. 2020; LIBRA's example) |
-//! | llama2-70b | 80 | 8,192 | 43,008 | 64 | 4,096 | 1,024 | 32,000 (Touvron et al. 2023; 4M tokens per batch) |
+//! | llama2-70b | 80 | 8,192 | 28,672 (SwiGLU) | 64 (8 key-value) | 4,096 | 1,024 | 32,000 (Touvron et al. 2023; 4M tokens per batch) |
 //! | bloom-176b | 70 | 14,336 | 4h | 112 | 2,048 | 2,048 | 250,880 (BigScience 2022) |
 //! | mt-nlg-530b | 105 | 20,480 | 4h | 128 | 2,048 | 1,920 | 50,257 (Smith et al. 2022) |
-//! | llama3-8b | 32 | 4,096 | 21,504 | 32 | 8,192 | 2,048 | 128,256 |
-//! | llama3-70b | 80 | 8,192 | 43,008 | 64 | 8,192 | 2,048 | 128,256 |
-//! | llama3-405b | 126 | 16,384 | 79,872 | 128 | 8,192 | 2,048 | 128,256 |
+//! | llama3-8b | 32 | 4,096 | 14,336 (SwiGLU) | 32 (8 key-value) | 8,192 | 2,048 | 128,256 |
+//! | llama3-70b | 80 | 8,192 | 28,672 (SwiGLU) | 64 (8) | 8,192 | 2,048 | 128,256 |
+//! | llama3-405b | 126 | 16,384 | 53,248 (SwiGLU) | 128 (8) | 8,192 | 2,048 | 128,256 |
 //!
 //! Llama 3 (Dubey et al. 2024, arXiv 2407.21783, Table 3: layers, model dimension, FFN
 //! dimension 14,336 / 28,672 / 53,248, 32 / 64 / 128 heads, 8 key-value heads each, SwiGLU, a
 //! 128K vocabulary (128,256 in the released tokenizer), 8K context; the 405B model's 16M tokens
 //! per batch, section 3.4.1, taken for all three: 2,048 sequences of 8,192).
-//! The step model (`predict`) takes the published SwiGLU FFN and the key-value heads
-//! ([`ModelPreset::swiglu_ffn`], [`ModelPreset::kv_heads`]); the builder below carries the
-//! FFN's FLOPs as a two-matrix MLP of 1.5 times it and counts attention as multi-head.
-//!
-//! LLaMA2's SwiGLU MLP has three `h x 28,672` matrices; the builder's two-matrix MLP carries the
-//! same FLOPs and weights with an FFN of `1.5 x 28,672 = 43,008`. Its grouped-query attention (8
-//! key-value heads) is not modelled: attention counts as full multi-head, so the model has 78 B
-//! parameters where the published one has 69 B (the time and the memory err on the heavy side). Every preset trains in 2-byte
-//! elements at 312 TFLOP/s peak (A100 BF16) and 50% efficiency, as the builder's GPT-3.
+//! The builder carries each preset's published architecture as the step model's run has it
+//! ([`ModelPreset::run`]): LLaMA2's and Llama 3's 8 key-value heads and SwiGLU MLPs (three
+//! `h x f` matrices, the FFN sizes of the table in `predict/models.rs`), Mixtral's and
+//! DeepSeek-V3's experts, DeepSeek-V3's latent attention. Every preset trains in 2-byte elements
+//! at 312 TFLOP/s peak (A100 BF16) and 50% efficiency, as the builder's GPT-3, unless a system
+//! times the compute.
 
 use crate::model::builder::Transformer;
 use crate::model::Parallelism;

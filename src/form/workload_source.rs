@@ -10,6 +10,7 @@ use crate::model::libra_files::communicator_from_yaml;
 use crate::model::memory::{memory_per_npu, MemoryOptions, MemoryPerNpu, GPT3_VOCAB};
 use crate::model::network::Network;
 use crate::model::scenario::WorkloadSpec;
+use crate::predict::models::ModelPreset;
 
 /// Why a workload from the builder or an import cannot be added; each names the field or the input.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -47,16 +48,21 @@ fn bad_field(field: &'static str, expected: &'static str, got: &str) -> Workload
     }
 }
 
-/// The transformer builder's fields as typed: (label, text), in the order of [`TRANSFORMER_FIELDS`].
+/// The transformer builder's fields as typed: (label, text), in the order of [`TRANSFORMER_FIELDS`],
+/// on the architecture of `base` (grouped-query or latent attention, the MLP kind, the experts:
+/// what a preset brings and the fields do not show).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransformerForm {
     pub name: String,
     pub values: Vec<String>,
     pub dp_collective: DpCollective,
+    /// The preset the architecture comes from (None: GPT-3's, as the builder's default).
+    pub preset: Option<ModelPreset>,
+    base: Transformer,
 }
 
 /// The builder's fields: label with unit and valid range, as the form shows them.
-pub const TRANSFORMER_FIELDS: [&str; 15] = [
+pub const TRANSFORMER_FIELDS: [&str; 19] = [
     "layers (≥ PP, a layer on the last stage)",
     "hidden size h",
     "FFN size",
@@ -72,13 +78,26 @@ pub const TRANSFORMER_FIELDS: [&str; 15] = [
     "DP",
     "HBM per NPU, GB (the design must fit)",
     "vocabulary (the first stage's embedding)",
+    "key-value heads (blank: as many as heads; a multiple of TP)",
+    "CP (dividing the sequence)",
+    "EP (dividing the experts and TP × CP × DP)",
+    "virtual stages (model chunks per PP stage)",
 ];
+
+/// The fields a preset sets (the model's), by index in [`TRANSFORMER_FIELDS`]: layers, hidden,
+/// FFN, heads, sequence, global batch, vocabulary, key-value heads.
+const MODEL_FIELDS: [usize; 8] = [0, 1, 2, 3, 4, 6, 14, 15];
 
 /// The HBM the builder starts with, GB per NPU (an 80 GB accelerator).
 pub const DEFAULT_HBM_GB: f64 = 80.0;
 
 impl TransformerForm {
+    /// The form of `t`, with GPT-3's vocabulary.
     pub fn of(t: &Transformer) -> TransformerForm {
+        Self::with_vocab(t, GPT3_VOCAB)
+    }
+
+    fn with_vocab(t: &Transformer, vocab: u64) -> TransformerForm {
         let p = t.parallelism;
         TransformerForm {
             name: t.name.clone(),
@@ -96,10 +115,60 @@ impl TransformerForm {
             .map(u32::to_string)
             .chain([t.peak_tflops.to_string(), t.efficiency.to_string()])
             .chain([p.tp, p.pp, p.dp].iter().map(u32::to_string))
-            .chain([DEFAULT_HBM_GB.to_string(), GPT3_VOCAB.to_string()])
+            .chain([DEFAULT_HBM_GB.to_string(), vocab.to_string()])
+            .chain([t.kv_heads.map_or(String::new(), |k| k.to_string())])
+            .chain([t.cp, t.ep, t.virtual_stages].iter().map(u32::to_string))
             .collect(),
             dp_collective: t.dp_collective,
+            preset: None,
+            base: t.clone(),
         }
+    }
+
+    /// The form with `preset`'s model: its name, architecture and model fields (layers to
+    /// vocabulary and key-value heads); how it is trained (micro-batch, TP, CP, PP, DP, EP, the
+    /// accelerator's numbers, HBM) stays as typed. EP returns to 1 on a model without experts.
+    pub fn with_preset(&self, preset: ModelPreset) -> TransformerForm {
+        let t = preset.transformer();
+        let fresh = Self::with_vocab(&t, preset.vocab());
+        let mut values = self.values.clone();
+        for i in MODEL_FIELDS {
+            values[i] = fresh.values[i].clone();
+        }
+        if t.moe.is_none() {
+            values[17] = "1".into();
+        }
+        TransformerForm {
+            name: t.name.clone(),
+            values,
+            dp_collective: self.dp_collective,
+            preset: Some(preset),
+            base: t,
+        }
+    }
+
+    /// What the fields do not show of the architecture: "SwiGLU MLP; 8 experts, 2 per token"
+    /// (empty for GPT-3's).
+    pub fn architecture_note(&self) -> String {
+        let b = &self.base;
+        let mut parts = Vec::new();
+        if b.mlp == crate::model::mlp::Mlp::Swiglu {
+            parts.push("SwiGLU MLP (3 matrices)".to_string());
+        }
+        if b.mla.is_some() {
+            parts.push("multi-head latent attention".to_string());
+        }
+        if let Some(m) = &b.moe {
+            let shared = match m.shared_experts {
+                0 => String::new(),
+                s => format!(" and {s} shared"),
+            };
+            parts.push(format!(
+                "{} routed experts{shared}, {} per token, FFN {} each",
+                m.experts, m.top_k, m.expert_ffn
+            ));
+        }
+        parts.join("; ")
     }
 
     /// The transformer, or the first field that does not read (its label and the problem).
@@ -118,12 +187,17 @@ impl TransformerForm {
                 .filter(|v| v.is_finite() && *v > 0.0)
                 .ok_or_else(|| bad_field(TRANSFORMER_FIELDS[i], "a positive number", t))
         };
+        let heads = whole(3)?;
+        let kv = match self.values.get(15).map_or("", |s| s.trim()) {
+            "" => heads,
+            _ => whole(15)?,
+        };
         Ok(Transformer {
             name: self.name.trim().to_string(),
             layers: whole(0)?,
             hidden: whole(1)?,
             ffn: whole(2)?,
-            heads: whole(3)?,
+            heads,
             seq_len: whole(4)?,
             micro_batch: whole(5)?,
             global_batch: whole(6)?,
@@ -136,7 +210,14 @@ impl TransformerForm {
                 dp: whole(12)?,
             },
             dp_collective: self.dp_collective,
-            ..Transformer::gpt3()
+            kv_heads: (kv != heads).then_some(kv),
+            cp: whole(16)?,
+            ep: whole(17)?,
+            virtual_stages: whole(18)?,
+            order: self.base.order,
+            mlp: self.base.mlp,
+            mla: self.base.mla.clone(),
+            moe: self.base.moe.clone(),
         })
     }
 
@@ -294,6 +375,74 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("multiple of TP"));
+    }
+
+    #[test]
+    fn a_preset_brings_its_model_and_keeps_how_it_is_trained() {
+        // Mixtral 8x7B on LIBRA's 4D network (4,096 NPUs), trained as typed: TP 8, PP 4,
+        // DP 128, EP 8 carved from each stage's ranks.
+        let mut f = TransformerForm::of(&Transformer::gpt3());
+        for (i, v) in [(10, "8"), (11, "4"), (12, "128"), (5, "2")] {
+            f.values[i] = v.into();
+        }
+        let f = f.with_preset(ModelPreset::Mixtral8x7b);
+        assert_eq!(f.preset, Some(ModelPreset::Mixtral8x7b));
+        assert_eq!(f.name, "Mixtral 8x7B");
+        // Model fields from the preset: 32 layers, h 4,096, FFN 14,336, 32 heads, 8 kv heads,
+        // vocabulary 32,000; the parallelism and micro-batch as typed.
+        for (i, v) in [
+            (0, "32"),
+            (1, "4096"),
+            (2, "14336"),
+            (3, "32"),
+            (15, "8"),
+            (14, "32000"),
+            (5, "2"),
+            (10, "8"),
+            (11, "4"),
+            (12, "128"),
+        ] {
+            assert_eq!(f.values[i], v, "{}", TRANSFORMER_FIELDS[i]);
+        }
+        assert_eq!(
+            f.architecture_note(),
+            "SwiGLU MLP (3 matrices); 8 routed experts, 2 per token, FFN 14336 each"
+        );
+        let mut f = f;
+        f.values[17] = "8".into();
+        let t = f.read().unwrap();
+        let want = Transformer {
+            parallelism: Parallelism {
+                tp: 8,
+                pp: 4,
+                dp: 128,
+            },
+            micro_batch: 2,
+            ep: 8,
+            ..ModelPreset::Mixtral8x7b.transformer()
+        };
+        assert_eq!(t, want);
+        let net = presets::libra_4d_network();
+        let (spec, _) = f.build(&net).unwrap();
+        assert_eq!(spec, want.build(&net).unwrap());
+        assert!(spec
+            .workload
+            .layers
+            .iter()
+            .any(|l| l.name.starts_with("moe")));
+        // Experts not divisible by EP, and CP not dividing the sequence, are refused by rule.
+        f.values[17] = "3".into();
+        let e = f.build(&net).unwrap_err().to_string();
+        assert!(e.contains("EP"), "{e}");
+        f.values[17] = "8".into();
+        f.values[16] = "3".into();
+        let e = f.build(&net).unwrap_err().to_string();
+        assert!(e.contains("CP (3) must divide the sequence (4096)"), "{e}");
+        // Back to a dense model: EP returns to 1, the architecture note empties.
+        let g = f.with_preset(ModelPreset::Gpt3);
+        assert_eq!(g.values[17], "1");
+        assert_eq!(g.architecture_note(), "");
+        assert_eq!(g.read().unwrap().moe, None);
     }
 
     #[test]

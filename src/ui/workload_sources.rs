@@ -8,6 +8,7 @@ use crate::form::workload_source::{
     import_workload, GroupsSource, TransformerForm, TRANSFORMER_FIELDS,
 };
 use crate::model::builder::{DpCollective, Transformer};
+use crate::predict::models::ModelPreset;
 use leptos::prelude::*;
 
 fn network_or_message(studio: Studio) -> Result<crate::model::Network, String> {
@@ -60,17 +61,38 @@ pub fn TransformerBuilder(
         });
         add_and_report(studio, message, result);
     };
-    let initial = form.get_untracked();
+    let pick = move |ev| {
+        let key = event_target_value(&ev);
+        if let Some(p) = ModelPreset::parse(&key) {
+            form.update(|f| *f = f.with_preset(p));
+        }
+    };
     view! {
         <details class="source" data-testid="builder">
             <summary>"Build one from a transformer (GPT-3 175B as the example)"</summary>
             <div class="builder-grid">
                 <label>
+                    "model"
+                    <select data-testid="builder-preset" on:change=pick>
+                        {ModelPreset::ALL
+                            .iter()
+                            .map(|p| {
+                                let t = p.transformer();
+                                view! {
+                                    <option value=p.key() selected=*p == ModelPreset::Gpt3>
+                                        {t.name}
+                                    </option>
+                                }
+                            })
+                            .collect_view()}
+                    </select>
+                </label>
+                <label>
                     "name"
                     <input
                         type="text"
                         data-testid="builder-name"
-                        prop:value=initial.name.clone()
+                        prop:value=move || form.with(|f| f.name.clone())
                         on:input=move |ev| {
                             let v = event_target_value(&ev);
                             form.update(|f| f.name = v);
@@ -88,7 +110,7 @@ pub fn TransformerBuilder(
                                     type="text"
                                     inputmode="decimal"
                                     data-testid=format!("builder-{i}")
-                                    prop:value=initial.values[i].clone()
+                                    prop:value=move || form.with(|f| f.values[i].clone())
                                     on:input=move |ev| {
                                         let v = event_target_value(&ev);
                                         form.update(|f| f.values[i] = v);
@@ -115,11 +137,19 @@ pub fn TransformerBuilder(
                     </select>
                 </label>
             </div>
+            <p class="hint" data-testid="builder-architecture">
+                {move || {
+                    let note = form.with(|f| f.architecture_note());
+                    (!note.is_empty()).then(|| format!("The model's architecture: {note}."))
+                }}
+            </p>
             <p class="hint">
-                "TP lies on the innermost dimensions, then PP, then DP; TP × PP × DP must equal the NPU count. \
-                 With PP > 1, stages send activations forward and gradients back (s·b·h·e bytes per \
-                 micro-batch) over PP's dimensions, and 1F1B adds the bubble (PP − 1)/m to everything paid \
-                 per micro-batch."
+                "TP lies on the innermost dimensions, then CP, then PP, then DP; TP × CP × PP × DP must \
+                 equal the NPU count, and EP is carved from each stage's TP × CP × DP ranks (the experts' \
+                 all-to-alls run over its groups). With PP > 1, stages send activations forward and \
+                 gradients back (s·b·h·e bytes per micro-batch) over PP's dimensions, and 1F1B adds the \
+                 bubble (PP − 1)/m to everything paid per micro-batch, (PP − 1)/(v m) with v virtual \
+                 stages at v times the sends."
             </p>
             <button type="button" data-testid="builder-add" on:click=add>"Add this workload"</button>
             <SourceMessage message />

@@ -501,6 +501,31 @@ fn workloads_are_built_from_a_transformer_and_imported_from_astra_sim_text() {
             e.contains("heads (95) must be a multiple of TP (16)"),
             "{e}"
         );
+        b.type_into("builder-3", "96").await;
+
+        // Mixtral 8x7B from its preset, trained as typed (TP 8 x PP 4 x DP 128, EP 8): the
+        // model's fields and architecture follow the menu, the parallelism stays as typed.
+        b.select("builder-preset", "mixtral-8x7b").await;
+        let value =
+            |i: usize| format!("return document.querySelector('[data-testid=builder-{i}]').value;");
+        assert_eq!(b.js(&value(0)).await, "32");
+        assert_eq!(b.js(&value(15)).await, "8");
+        assert!(b
+            .text("builder-architecture")
+            .await
+            .contains("8 routed experts, 2 per token"));
+        for (i, v) in [(10, "8"), (11, "4"), (12, "128"), (17, "8")] {
+            b.type_into(&format!("builder-{i}"), v).await;
+        }
+        b.click("builder-add").await;
+        let mut mixtral = TransformerForm::of(&Transformer::gpt3())
+            .with_preset(libra_studio::predict::models::ModelPreset::Mixtral8x7b);
+        for (i, v) in [(10, "8"), (11, "4"), (12, "128"), (17, "8")] {
+            mixtral.values[i] = v.into();
+        }
+        form.add_spec(mixtral.build(&net).unwrap().0);
+        shows(&b, &native(&form.to_scenario().unwrap())).await;
+        assert_eq!(b.count("workload-row").await, 3);
 
         // Import LIBRA's GPT-3 text with TP 16 x DP 256: the same workload as the preset again.
         let text = include_str!("../../../data/libra-inputs/workload/GPT_3.txt");
@@ -520,7 +545,7 @@ fn workloads_are_built_from_a_transformer_and_imported_from_astra_sim_text() {
         spec.name = "GPT_3 imported".into();
         form.add_spec(spec);
         shows(&b, &native(&form.to_scenario().unwrap())).await;
-        assert_eq!(b.count("workload-row").await, 3);
+        assert_eq!(b.count("workload-row").await, 4);
         b.screenshot("app-workloads").await;
         b.assert_no_errors().await;
         b.close().await;

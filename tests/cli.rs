@@ -1737,6 +1737,51 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
     let (code, _, err) = interleaved("9");
     assert_eq!(code, 1);
     assert!(err.contains("interleaving 9 chunks per stage"), "{err}");
+    // ZeRO-3 gathers each layer's weights twice; FP8 needs an accelerator with FP8.
+    let mut line: Vec<&str> = vec![
+        "scenario",
+        "--model",
+        "mixtral-8x7b",
+        "--npus",
+        "64",
+        "--tp",
+        "1",
+        "--pp",
+        "4",
+        "--dp",
+        "16",
+        "--ep",
+        "8",
+        "--global-batch",
+        "256",
+        "--system",
+        "dgx-a100",
+    ];
+    line.extend(["--zero", "3"]);
+    let (code, out, err) = run(&args(&line));
+    assert_eq!(code, 0, "{err}");
+    let sc: Value = serde_json::from_str(&out).unwrap();
+    let gather = sc["workloads"][0]["workload"]["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "attention1_allgather")
+        .cloned()
+        .unwrap();
+    assert_eq!(gather["weight_grad"]["count"], 2);
+    line.extend(["--dtype", "fp8"]);
+    let (code, _, err) = run(&args(&line));
+    assert_eq!(code, 1);
+    assert!(err.contains("has no FP8 tensor cores"), "{err}");
+    let at = line.iter().position(|a| *a == "3").unwrap();
+    line[at] = "4";
+    line.truncate(line.len() - 2);
+    let (code, _, err) = run(&args(&line));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--zero") && err.contains("0, 1, 2 or 3"),
+        "{err}"
+    );
     // The co-design searches EP with the rest.
     let (code, out, err) = run(&args(&[
         "codesign",

@@ -128,6 +128,9 @@ fn model(
         }
     };
     memory.zero3 = args.flag("zero3");
+    if memory.zero3 {
+        t.dp_collective = crate::model::builder::DpCollective::Zero3;
+    }
     if architecture_options {
         architecture(args, &mut t)?;
     }
@@ -137,7 +140,15 @@ fn model(
 /// The options `scenario --model` takes beyond the co-design's: grouped-query attention, the
 /// MLP kind, and context and expert parallelism (and the experts' own,
 /// [`super::predict::EXPERT_OPTIONS`]).
-const ARCHITECTURE_OPTIONS: [&str; 5] = ["kv-heads", "mlp", "cp", "ep", "virtual-stages"];
+const ARCHITECTURE_OPTIONS: [&str; 7] = [
+    "kv-heads",
+    "mlp",
+    "cp",
+    "ep",
+    "virtual-stages",
+    "zero",
+    "dtype",
+];
 
 fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
     if let Some(kv) = whole(args, "kv-heads")? {
@@ -153,6 +164,15 @@ fn architecture(args: &Args, t: &mut Transformer) -> Result<(), ArgError> {
     t.cp = whole(args, "cp")?.unwrap_or(1);
     t.ep = whole(args, "ep")?.unwrap_or(1);
     t.virtual_stages = whole(args, "virtual-stages")?.unwrap_or(1);
+    if let Some(z) = args.parsed("zero", "0, 1, 2 or 3", |z: &u8| *z <= 3)? {
+        t.dp_collective = crate::model::builder::DpCollective::of_zero(z).unwrap_or_default();
+    }
+    if let Some(d) = args.one("dtype")? {
+        t.dtype = crate::model::dtype::Dtype::parse(d).ok_or_else(|| ArgError::Bad {
+            option: "dtype".into(),
+            message: format!("\"{d}\" is not bf16 or fp8"),
+        })?;
+    }
     Ok(())
 }
 
@@ -358,6 +378,13 @@ pub fn scenario(args: &[OsString]) -> Result<String, Failure> {
         let chosen = crate::codesign::candidate::with_choice(&t, &choice);
         let vocab = u32::try_from(memory.vocab).unwrap_or(u32::MAX);
         let run = crate::predict::workload::run_of(&chosen, vocab, recompute);
+        if chosen.dtype == crate::model::dtype::Dtype::Fp8
+            && system.accelerator.fp8_tflops.is_none()
+        {
+            return Err(Failure::input(crate::predict::run::RunError::Fp8 {
+                accelerator: system.accelerator.name.clone(),
+            }));
+        }
         crate::predict::workload::time_on(&mut sc.workloads[0], &chosen, &system, &run);
     }
     sc.validate().map_err(Failure::input)?;

@@ -93,7 +93,8 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
        libra-studio scenario --model M --npus N --tp T [--cp C] --pp P --dp D [--ep E] --shape S
                              [--micro-batch B] [--mapping tp-pp-dp|tp-dp-pp] [--budget USD]
                              [--system dgx-a100] [--kv-heads K] [--mlp gelu|swiglu]
-                             [--virtual-stages V] [--experts E --top-k K --expert-ffn F --shared-experts S
+                             [--virtual-stages V] [--zero 0|1|2|3] [--dtype bf16|fp8]
+                             [--experts E --top-k K --expert-ffn F --shared-experts S
                               --moe-layers all|after:K|every:N --capacity-factor C]
 
   --total-bw X   add LIBRA's total-bandwidth constraint (sum B = X)
@@ -104,6 +105,11 @@ Usage: libra-studio scenario SCENARIO-INPUT [--total-bw X]
                  layers' dispatch and combine all-to-alls over the EP groups
   --virtual-stages V   V model chunks per stage (interleaved 1F1B): (PP - 1)/V bubble slots,
                  V times the stage-to-stage sends
+  --zero Z       the gradients all-reduced (0), reduce-scattered and the updated weights
+                 all-gathered (1, 2), or also gathered for the backward pass (3: 1.5 times the bytes)
+  --dtype fp8    the experts' tokens dispatched in FP8 (1 byte); with --system the products run
+                 at the accelerator's FP8 peak (refused where it has none). TP with sequence
+                 parallelism is assumed: its reduce-scatter and all-gather move an all-reduce's bytes
   --system S     time its compute on a real system (docs/predict.md: matrix products by shape,
                  memory-bound kernels, recomputation, host time per layer, the Adam step) instead
                  of --peak-tflops x --efficiency; the network stays the design's

@@ -595,7 +595,11 @@ impl CodesignInputs {
     /// The search these inputs ask for, on the cost tiers (and, with `own_shape`, the shape) of
     /// `base`.
     pub fn setup(&self, base: &Scenario) -> Result<CodesignSetup, CodesignError> {
-        let (model, vocab) = self.transformer()?;
+        let (mut model, vocab) = self.transformer()?;
+        if self.zero3 {
+            // ZeRO-3 shards the weights (memory) and gathers them twice (traffic).
+            model.dp_collective = crate::model::builder::DpCollective::Zero3;
+        }
         if !(self.lo_usd > 0.0 && self.hi_usd >= self.lo_usd && self.hi_usd.is_finite()) {
             return Err(CodesignError::BadBudget(if self.lo_usd > 0.0 {
                 self.hi_usd

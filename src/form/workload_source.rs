@@ -218,6 +218,7 @@ impl TransformerForm {
             mlp: self.base.mlp,
             mla: self.base.mla.clone(),
             moe: self.base.moe.clone(),
+            dtype: self.base.dtype,
         })
     }
 

@@ -35,6 +35,7 @@
 use super::communicator::{
     Communicator, CommunicatorError, FoldedMapping, Groups, LayOrder, Parallelism,
 };
+use super::dtype::Dtype;
 use super::mla::Mla;
 use super::mlp::Mlp;
 use super::moe::{Moe, MoeError};
@@ -46,9 +47,28 @@ use serde::{Deserialize, Serialize};
 /// How data-parallel gradients are synchronized.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DpCollective {
+    /// All-reduced (ZeRO 0).
     #[default]
     AllReduce,
+    /// Reduce-scattered, the updated shards all-gathered (ZeRO 1-2, Megatron's distributed
+    /// optimizer): an all-reduce's bytes.
     ReduceScatterAllGather,
+    /// ZeRO-3 / FSDP: reduce-scattered, and the weights all-gathered twice per iteration (for
+    /// the forward and for the backward pass): 1.5 times an all-reduce's bytes, as the step
+    /// model counts them.
+    Zero3,
+}
+
+impl DpCollective {
+    /// The collective of ZeRO stage `zero` (0-3), None above 3.
+    pub fn of_zero(zero: u8) -> Option<DpCollective> {
+        match zero {
+            0 => Some(DpCollective::AllReduce),
+            1 | 2 => Some(DpCollective::ReduceScatterAllGather),
+            3 => Some(DpCollective::Zero3),
+            _ => None,
+        }
+    }
 }
 
 /// A transformer and how it is trained.
@@ -94,6 +114,14 @@ pub struct Transformer {
     /// Model chunks per pipeline stage: interleaved 1F1B when more than 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub virtual_stages: u32,
+    /// The products' element type; FP8 dispatches the experts' tokens in one byte each (the
+    /// compute follows it when a system times it).
+    #[serde(default, skip_serializing_if = "is_bf16")]
+    pub dtype: Dtype,
+}
+
+fn is_bf16(d: &Dtype) -> bool {
+    *d == Dtype::Bf16
 }
 
 fn one() -> u32 {
@@ -169,6 +197,7 @@ impl Transformer {
             cp: 1,
             ep: 1,
             virtual_stages: 1,
+            dtype: Dtype::Bf16,
         }
     }
 
@@ -528,14 +557,21 @@ impl Transformer {
         let (wg_coll, wg_bytes) = match (on, self.dp_collective) {
             (false, _) => (Collective::None, 0.0),
             (true, DpCollective::AllReduce) => (Collective::AllReduce, grads),
-            (true, DpCollective::ReduceScatterAllGather) => (Collective::ReduceScatter, grads),
+            (true, DpCollective::ReduceScatterAllGather | DpCollective::Zero3) => {
+                (Collective::ReduceScatter, grads)
+            }
         };
         let name = row.name.clone();
         let mut rows = vec![Layer {
             weight_grad: Phase::new(compute_ns, wg_coll, wg_bytes).over(over),
             ..row
         }];
-        if on && self.dp_collective == DpCollective::ReduceScatterAllGather {
+        if on && self.dp_collective != DpCollective::AllReduce {
+            // ZeRO-3 gathers the weights twice: two collectives of the shard's bytes.
+            let gathers = match self.dp_collective {
+                DpCollective::Zero3 => 2,
+                _ => 1,
+            };
             let group: u32 = match over {
                 Over::ExpertData => mapping.edp.iter().flatten().product(),
                 _ => mapping.dp_cp.iter().flatten().product(),
@@ -545,8 +581,15 @@ impl Transformer {
                 reserved: -1,
                 forward: Phase::new(0.0, Collective::None, 0.0),
                 input_grad: Phase::new(0.0, Collective::None, 0.0),
-                weight_grad: Phase::new(0.0, Collective::AllGather, grads / f64::from(group))
-                    .over(over),
+                weight_grad: Phase {
+                    count: gathers,
+                    ..Phase::new(
+                        0.0,
+                        Collective::AllGather,
+                        f64::from(gathers) * grads / f64::from(group),
+                    )
+                    .over(over)
+                },
                 update_ns: 0.0,
             });
         }
@@ -577,13 +620,23 @@ impl Transformer {
         let copies = tokens / tp * f64::from(m.top_k) * m.capacity_factor;
         let routed = 2.0 * copies * expert * tp;
         let dense = 2.0 * tokens * (router + shared);
-        let a2a = match self.ep > 1 {
+        // Dispatch and combine, each `copies h e` bytes per slot; FP8 dispatches in one byte
+        // per element in the forward pass (DeepSeek-V3; the step model's count).
+        let a2a = |dispatch_e: f64| match self.ep > 1 {
             true => Phase {
                 count: 2 * slots_u,
-                ..Phase::new(0.0, Collective::AllToAll, 2.0 * slots * copies * h * e)
-                    .over(Over::Expert)
+                ..Phase::new(
+                    0.0,
+                    Collective::AllToAll,
+                    slots * copies * h * (dispatch_e + e),
+                )
+                .over(Over::Expert)
             },
             false => Phase::new(0.0, Collective::None, 0.0),
+        };
+        let forward_dispatch_e = match self.dtype {
+            Dtype::Fp8 => 1.0,
+            Dtype::Bf16 => e,
         };
         let name = format!("moe{l}");
         let row = Layer {
@@ -591,11 +644,11 @@ impl Transformer {
             reserved: -1,
             forward: Phase {
                 compute_ns: ns(dense + routed),
-                ..a2a.clone()
+                ..a2a(forward_dispatch_e)
             },
             input_grad: Phase {
                 compute_ns: ns(dense + routed),
-                ..a2a
+                ..a2a(e)
             },
             weight_grad: Phase::new(0.0, Collective::None, 0.0),
             update_ns: 0.0,
@@ -703,6 +756,23 @@ mod tests {
         for (a, b) in bytes(&ar).iter().zip(bytes(&rs)) {
             assert!((a - b).abs() <= 1e-9 * a.max(1.0), "{a} vs {b}");
         }
+        // ZeRO-3 gathers the weights twice: 1.5 times an all-reduce's bytes on every dimension
+        // (the step model's count), in two gathers per layer.
+        t.dp_collective = DpCollective::Zero3;
+        let z3 = t.build(&net).unwrap();
+        for (a, b) in bytes(&ar).iter().zip(bytes(&z3)) {
+            assert!((1.5 * a - b).abs() <= 1e-9 * a.max(1.0), "{a} vs {b}");
+        }
+        let gather = &z3.workload.layers[1].weight_grad;
+        assert_eq!(
+            (gather.collective, gather.count),
+            (Collective::AllGather, 2)
+        );
+        assert_eq!(
+            DpCollective::of_zero(2),
+            Some(DpCollective::ReduceScatterAllGather)
+        );
+        assert_eq!(DpCollective::of_zero(4), None);
     }
 
     #[test]
@@ -939,6 +1009,20 @@ mod tests {
             19.0 * 2.0 * 4096.0 * 2.0 * 4096.0 * 2.0
         );
         assert_eq!(moe.forward.count, 2 * 19);
+        // FP8 dispatches in one byte per element, forward only; the combine and the backward
+        // pass stay in two.
+        let fp8 = Transformer {
+            dtype: Dtype::Fp8,
+            ..mixtral(8)
+        }
+        .build(&net)
+        .unwrap();
+        let f = &fp8.workload.layers[1];
+        assert_eq!(
+            f.forward.size_bytes,
+            19.0 * 4096.0 * 2.0 * 4096.0 * (1.0 + 2.0)
+        );
+        assert_eq!(f.input_grad.size_bytes, moe.input_grad.size_bytes);
         // The routed experts' compute: 2 x copies x 3 h f FLOPs (TP 1), at 156 TFLOP/s.
         let router = 2.0 * 4096.0 * 4096.0 * 8.0;
         let routed = 2.0 * (4096.0 * 2.0) * 3.0 * 4096.0 * 14_336.0;

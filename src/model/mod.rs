@@ -6,6 +6,7 @@ pub mod builder;
 pub mod collective;
 pub mod communicator;
 pub mod cost;
+pub mod dtype;
 pub mod layer_runs;
 pub mod libra_files;
 pub mod memory;

@@ -2,32 +2,11 @@
 //! PP (pipeline neighbours are TP x DP ranks apart), and the rules that make it fit a system.
 
 use super::system::System;
+pub use crate::model::dtype::Dtype;
 pub use crate::model::mla::Mla;
 pub use crate::model::mlp::Mlp;
 use crate::model::moe::{Moe, MoeError};
 use serde::{Deserialize, Serialize};
-
-/// The element type of the matrix products.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Dtype {
-    /// BF16 products at the accelerator's dense BF16 peak.
-    #[default]
-    Bf16,
-    /// FP8 products of the layers' weight matrices at its dense FP8 peak (Transformer Engine;
-    /// DeepSeek-V3): the attention core and the output layer stay BF16, MoE dispatch sends FP8.
-    Fp8,
-}
-
-impl Dtype {
-    pub fn parse(text: &str) -> Option<Dtype> {
-        match text.trim() {
-            "bf16" => Some(Dtype::Bf16),
-            "fp8" => Some(Dtype::Fp8),
-            _ => None,
-        }
-    }
-}
 
 /// What is recomputed in the backward pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -32,6 +32,7 @@ pub fn run_of(t: &Transformer, vocab: u32, recompute: Recompute) -> TrainingRun 
         ep: t.ep,
         dp: t.parallelism.dp,
         virtual_stages: t.virtual_stages,
+        dtype: t.dtype,
         recompute,
         // The builder's MoE layers route the sequence's TP slice: sequence parallelism.
         sequence_parallel: t.moe.is_some() && t.parallelism.tp > 1,

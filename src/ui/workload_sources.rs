@@ -125,15 +125,16 @@ pub fn TransformerBuilder(
                     <select on:change=move |ev| {
                         let v = event_target_value(&ev);
                         form.update(|f| {
-                            f.dp_collective = if v == "rs-ag" {
-                                DpCollective::ReduceScatterAllGather
-                            } else {
-                                DpCollective::AllReduce
+                            f.dp_collective = match v.as_str() {
+                                "rs-ag" => DpCollective::ReduceScatterAllGather,
+                                "zero3" => DpCollective::Zero3,
+                                _ => DpCollective::AllReduce,
                             }
                         });
                     }>
                         <option value="ar" selected=true>"all-reduce"</option>
-                        <option value="rs-ag">"reduce-scatter + all-gather (ZeRO)"</option>
+                        <option value="rs-ag">"reduce-scatter + all-gather (ZeRO 1-2)"</option>
+                        <option value="zero3">"ZeRO-3 / FSDP (weights gathered twice)"</option>
                     </select>
                 </label>
             </div>

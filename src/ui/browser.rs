@@ -199,6 +199,18 @@ pub fn download(content: &str, name: &str, mime: &str) -> Result<(), String> {
     result
 }
 
+/// A canvas of `w` x `h` pixels outside the page (to draw an export on).
+pub fn offscreen_canvas(w: u32, h: u32) -> Result<web_sys::HtmlCanvasElement, String> {
+    let canvas: web_sys::HtmlCanvasElement = leptos::prelude::document()
+        .create_element("canvas")
+        .map_err(text)?
+        .dyn_into()
+        .map_err(|_| "not a canvas".to_string())?;
+    canvas.set_width(w);
+    canvas.set_height(h);
+    Ok(canvas)
+}
+
 /// Offer a canvas's pixels as a PNG file.
 pub fn download_png(canvas: &web_sys::HtmlCanvasElement, name: &str) -> Result<(), String> {
     let url = canvas.to_data_url_with_type("image/png").map_err(text)?;

@@ -259,11 +259,39 @@ fn erased_canvas(
         Some(f) => f.run(format!("{what} export failed: {e}")),
         None => leptos::logging::error!("{what} export failed: {e}"),
     };
+    // PNG at 1, 2 or 3 times the chart's displayed size (the text as shown: Large text and
+    // Present included), drawn afresh on a canvas of that size rather than scaled.
+    let png_scale = RwSignal::new(2u32);
     let export_png = move |_| {
-        if let Some(c) = canvas_ref.get_untracked() {
-            if let Err(e) = browser::download_png(&c, &format!("{file_stem}.png")) {
-                failed("PNG", e);
+        let Some(c) = canvas_ref.get_untracked() else {
+            return;
+        };
+        let k = png_scale.get_untracked();
+        let scale = match text_scale {
+            Some(s) => s.get_untracked(),
+            None => browser::page_text_scale(&c),
+        };
+        let room = (f64::from(c.client_width()) / 420.0).max(1.0);
+        let (w, h) = (
+            c.client_width().max(200) as u32,
+            c.client_height().max(150) as u32,
+        );
+        let result = browser::offscreen_canvas(w * k, h * k).and_then(|off| {
+            let style = ChartStyle {
+                scale: f64::from(k) * scale.min(room),
+            };
+            let mut backend = MeasuredCanvas::new(off.clone()).ok_or("no 2D context")?;
+            let area = DynBackend(&mut backend).into_drawing_area();
+            match draw_data.with_value(|f| f(&area, None, &style)) {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e),
+                None => return Err("nothing to draw yet".into()),
             }
+            drop(area);
+            browser::download_png(&off, &format!("{file_stem}.png"))
+        });
+        if let Err(e) = result {
+            failed("PNG", e);
         }
     };
     let export_svg = move |_| {
@@ -362,6 +390,18 @@ fn erased_canvas(
                 <button type="button" data-testid=format!("{testid}-png") on:click=export_png>
                     "PNG"
                 </button>
+                <select
+                    class="png-scale"
+                    data-testid=format!("{testid}-png-scale")
+                    aria-label="PNG resolution: times the displayed size"
+                    on:change=move |ev| {
+                        png_scale.set(event_target_value(&ev).parse().unwrap_or(2));
+                    }
+                >
+                    <option value="1">"1×"</option>
+                    <option value="2" selected=true>"2×"</option>
+                    <option value="3">"3×"</option>
+                </select>
                 <button type="button" data-testid=format!("{testid}-svg") on:click=export_svg>
                     "SVG"
                 </button>

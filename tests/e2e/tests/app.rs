@@ -421,6 +421,19 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
             "a nearly empty PNG: {} bytes",
             png.len()
         );
+        // Drawn at twice the displayed size by default (IHDR: width and height, big-endian).
+        let dims = |png: &[u8]| {
+            let be = |i: usize| u32::from_be_bytes([png[i], png[i + 1], png[i + 2], png[i + 3]]);
+            (be(16), be(20))
+        };
+        let shown = b
+            .js("const c = document.querySelector('[data-testid=chart-pareto]'); return [c.clientWidth, c.clientHeight];")
+            .await;
+        let (cw, ch) = (
+            shown[0].as_u64().unwrap() as u32,
+            shown[1].as_u64().unwrap() as u32,
+        );
+        assert_eq!(dims(&png), (2 * cw, 2 * ch));
         let (name, svg) = file(1);
         assert_eq!(name, "pareto-front.svg");
         let svg = String::from_utf8(svg).unwrap();
@@ -452,6 +465,12 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
             .table(&study, None)
             .to_csv();
         assert_eq!(String::from_utf8(csv).unwrap(), want);
+        // At 3x: three times the displayed size, for a slide or a poster.
+        b.select("chart-pareto-png-scale", "3").await;
+        b.capture_downloads().await;
+        b.click("chart-pareto-png").await;
+        let d3 = b.downloads(1).await;
+        assert_eq!(dims(&d3[0].1), (3 * cw, 3 * ch));
         b.assert_no_errors().await;
         b.close().await;
     });

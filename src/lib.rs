@@ -17,6 +17,7 @@ pub mod order;
 pub mod permalink;
 pub mod predict;
 pub mod presets;
+pub mod results;
 pub mod routing;
 pub mod session;
 pub mod systems;

@@ -57,9 +57,9 @@ pub enum PermalinkError {
     UnknownPreset { kind: &'static str, name: String },
     #[error("the link's scenario is too large: {0}")]
     Limit(#[from] crate::limits::LimitError),
-    #[error("the scenario is too large for a link ({chars} characters; browsers keep about {MAX_LINK_CHARS}): use Export JSON to share it")]
+    #[error("the scenario is too large for a link ({chars} characters; browsers keep about {MAX_LINK_CHARS}): use Scenario JSON to share it")]
     TooLongForLink { chars: usize },
-    #[error("the scenario is too large for a link (its JSON is {bytes} bytes; a link holds up to {MAX_JSON_BYTES}): use Export JSON to share it")]
+    #[error("the scenario is too large for a link (its JSON is {bytes} bytes; a link holds up to {MAX_JSON_BYTES}): use Scenario JSON to share it")]
     TooLargeForLink { bytes: usize },
 }
 

@@ -58,7 +58,7 @@ fn a_scenario_too_large_for_a_link_is_saved_and_restored_but_never_shared() {
     // ... but it is not made into a link that would not open.
     let e = encode_link(&sc, &LinkState::default()).unwrap_err();
     assert!(matches!(e, PermalinkError::TooLargeForLink { .. }), "{e}");
-    assert!(e.to_string().contains("use Export JSON"), "{e}");
+    assert!(e.to_string().contains("use Scenario JSON"), "{e}");
     // A scenario that fits gives exactly the link `encode` makes.
     let small = presets::default_scenario();
     assert_eq!(

@@ -63,9 +63,50 @@ pub const TEXT_SCALE_EVENT: &str = "libra-text-scale";
 
 /// Tell every chart that the page's text scale changed.
 pub fn announce_text_scale() {
-    if let Ok(ev) = web_sys::Event::new(TEXT_SCALE_EVENT) {
+    announce(TEXT_SCALE_EVENT);
+}
+
+/// Send the window event `name` (the views that listen act on it).
+pub fn announce(name: &str) {
+    if let Ok(ev) = web_sys::Event::new(name) {
         let _ = window().dispatch_event(&ev);
     }
+}
+
+/// The header asks the open view for its results as CSV (`results_csv`) or JSON: the views
+/// loaded as modules listen while they are shown (`crate::results`).
+pub const RESULTS_CSV_EVENT: &str = "libra-results-csv";
+pub const RESULTS_JSON_EVENT: &str = "libra-results-json";
+
+/// Offer a view's results as its two files, the one asked for.
+pub fn download_results(files: &crate::results::ResultFiles, json: bool) -> Result<(), String> {
+    match json {
+        true => download(
+            &files.json,
+            &format!("{}.json", files.stem),
+            "application/json",
+        ),
+        false => download(&files.csv, &format!("{}.csv", files.stem), "text/csv"),
+    }
+}
+
+/// While the returned watches live, the header's "Results" buttons export `files()` (None: not
+/// this view's turn, or it has no results yet).
+pub fn export_results_on_request(
+    files: impl Fn() -> Option<crate::results::ResultFiles> + Clone + 'static,
+) -> (Watch, Watch) {
+    let on = move |json: bool| {
+        if let Some(f) = files() {
+            if let Err(e) = download_results(&f, json) {
+                leptos::logging::error!("results export failed: {e}");
+            }
+        }
+    };
+    let csv = on.clone();
+    (
+        on_window_event(RESULTS_CSV_EVENT, move || csv(false)),
+        on_window_event(RESULTS_JSON_EVENT, move || on(true)),
+    )
 }
 
 /// A browser subscription (a resize observer, a window listener) that ends when dropped.

@@ -97,6 +97,12 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
     });
     on_cleanup(move || runner.abandon());
     let study = Memo::new(move |_| runner.output.get());
+    CLUSTER.export_results(move || {
+        runner
+            .output
+            .get_untracked()
+            .map(|s| crate::results::cluster(&s))
+    });
     let timeline_policy = Memo::new(move |_| link.with(|l| l.shown));
     let shown = Signal::derive(move || {
         study.get().map(|study| ClusterShown {

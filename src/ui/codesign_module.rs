@@ -260,6 +260,12 @@ pub fn CodesignPanel() -> impl IntoView {
         }
     });
     let search = Search::new();
+    bridge.export_results(move || {
+        search
+            .result
+            .get_untracked()
+            .map(|r| crate::results::codesign(&r))
+    });
     // Bumped when the fields are drawn anew (another tab's question, taken by the visitor).
     let layout = RwSignal::new(0u32);
     bridge.on_restate(move |question: Option<CodesignInputs>| {

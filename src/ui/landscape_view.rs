@@ -59,6 +59,12 @@ pub fn LandscapePanel() -> impl IntoView {
     // complete one stays drawn, dimmed, while the next is solved.
     let result = RwSignal::new(None::<Result<Arc<Landscape>, String>>);
     let progress = RwSignal::new(None::<f64>);
+    LANDSCAPE.export_results(move || {
+        result.with_untracked(|r| match r {
+            Some(Ok(l)) => Some(crate::results::landscape(l)),
+            _ => None,
+        })
+    });
     let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         let (i, j) = pair.get();

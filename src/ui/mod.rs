@@ -113,7 +113,7 @@ fn write_url_and_storage(studio: Studio) {
     let problem = match (problem, unsaved) {
         (p, false) => p,
         (p, true) => Some(format!(
-            "{}This browser refused to save the scenario (storage full or private mode): use Export JSON to keep it.",
+            "{}This browser refused to save the scenario (storage full or private mode): use Scenario JSON to keep it.",
             p.map(|p| p + " ").unwrap_or_default()
         )),
     };

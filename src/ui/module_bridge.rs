@@ -144,6 +144,17 @@ impl ModuleView {
         property(&self.name("shown")).as_deref() == Some("1")
     }
 
+    /// While the view is shown, the header's "Results" buttons export `files()` (None: no
+    /// results yet). For the page's life: the module's views stay mounted.
+    pub fn export_results(
+        self,
+        files: impl Fn() -> Option<crate::results::ResultFiles> + Clone + 'static,
+    ) {
+        let watches =
+            super::browser::export_results_on_request(move || self.shown().then(&files).flatten());
+        std::mem::forget(watches);
+    }
+
     /// Call `f` with the state the app hands over to show now ([`ModuleView::push_state`]).
     pub fn on_restate<T: DeserializeOwned>(self, f: impl Fn(Option<T>) + 'static) {
         listen(&self.name("restate"), move |_| f(self.state()));

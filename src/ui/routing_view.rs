@@ -135,6 +135,12 @@ fn RoutingView(
     Effect::new(move |_| setup.with(study_now));
     on_cleanup(move || runner.abandon());
     let study = Memo::new(move |_| runner.output.get());
+    ROUTING.export_results(move || {
+        runner
+            .output
+            .get_untracked()
+            .map(|s| crate::results::routing(&s))
+    });
     let shown = Signal::derive(move || {
         study.get().map(|study| RouteShown {
             study,

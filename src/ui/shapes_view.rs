@@ -22,6 +22,10 @@ const TOP_ROWS: usize = 12;
 #[component]
 pub fn ShapesPanel() -> impl IntoView {
     let cmp = ShapeCompare::new();
+    SHAPES.export_results(move || {
+        cmp.run
+            .with_untracked(|r| r.as_ref().map(|r| crate::results::shapes(&r.fronts)))
+    });
     // The design (None while the app's form has errors).
     let base = RwSignal::new(SHAPES.base::<Scenario>());
     SHAPES.on_base(move |sc| base.set(sc));

@@ -3,7 +3,6 @@
 
 use super::browser;
 use super::studio::{Banner, Studio};
-use crate::charts::front_csv;
 use crate::model::scenario::Scenario;
 use crate::presets;
 use leptos::html::Input;
@@ -55,11 +54,23 @@ pub fn Toolbar(
                 .set(Some(Banner::Error(format!("Export failed: {e}"))));
         }
     };
-    let export_csv = move |_| {
+    // The open view's results: the Design view's here, the others' by the view itself.
+    let export_results = move |json: bool| {
+        if studio.view.get_untracked() != crate::view::View::Design {
+            browser::announce(match json {
+                true => browser::RESULTS_JSON_EVENT,
+                false => browser::RESULTS_CSV_EVENT,
+            });
+            return;
+        }
         let Some(s) = studio.outcome.with_untracked(|o| o.study.clone()) else {
+            studio.banner.set(Some(Banner::Error(
+                "No results yet: fix the form first".into(),
+            )));
             return;
         };
-        if let Err(e) = browser::download(&front_csv(&s), "pareto-front.csv", "text/csv") {
+        let files = crate::results::design(&s);
+        if let Err(e) = browser::download_results(&files, json) {
             studio
                 .banner
                 .set(Some(Banner::Error(format!("Export failed: {e}"))));
@@ -103,7 +114,7 @@ pub fn Toolbar(
                 "Reset"
             </button>
             <button type="button" data-testid="export-json" on:click=export_json>
-                "Export JSON"
+                "Scenario JSON"
             </button>
             <label class="button" title="Open a scenario exported as JSON">
                 "Import JSON"
@@ -116,12 +127,23 @@ pub fn Toolbar(
                     on:change=import_json
                 />
             </label>
-            // The design's front; every chart of every view exports its own numbers (CSV).
-            <Show when=move || studio.view.get() == crate::view::View::Design>
-                <button type="button" data-testid="export-csv" on:click=export_csv>
-                    "Front CSV"
-                </button>
-            </Show>
+            // The open view's results (every chart also exports its own numbers).
+            <button
+                type="button"
+                data-testid="export-csv"
+                title="The open view's results as CSV: its main table, full precision"
+                on:click=move |_| export_results(false)
+            >
+                "Results CSV"
+            </button>
+            <button
+                type="button"
+                data-testid="export-results-json"
+                title="Everything the open view computed, as JSON"
+                on:click=move |_| export_results(true)
+            >
+                "Results JSON"
+            </button>
             <button
                 type="button"
                 data-testid="pin-scenario"

@@ -446,7 +446,7 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         assert_eq!(name, "time-breakdown.svg");
         assert!(String::from_utf8(svg).unwrap().contains("compute"));
         let (name, csv) = file(3);
-        assert_eq!(name, "pareto-front.csv");
+        assert_eq!(name, "design-results.csv");
         let csv = String::from_utf8(csv).unwrap();
         assert!(csv.starts_with("budget_usd,time_ns,cost_usd,gap,bw1_gbps"));
         assert_eq!(
@@ -471,6 +471,31 @@ fn charts_export_as_png_and_svg_and_the_scenario_as_json() {
         b.click("chart-pareto-png").await;
         let d3 = b.downloads(1).await;
         assert_eq!(dims(&d3[0].1), (3 * cw, 3 * ch));
+        // The view's results as JSON: what the core writes for the design's study.
+        b.capture_downloads().await;
+        b.click("export-results-json").await;
+        let r = b.downloads(1).await;
+        assert_eq!(r[0].0, "design-results.json");
+        // The same numbers as the core's (wasm's floating point may differ in the last bit).
+        let got: serde_json::Value = serde_json::from_slice(&r[0].1).unwrap();
+        let want: serde_json::Value =
+            serde_json::from_str(&libra_studio::results::design(&study).json).unwrap();
+        for path in [
+            "/optimum/time_ns",
+            "/optimum/bw_gbps/0",
+            "/uniform/time_ns",
+            "/front/5/1",
+        ] {
+            let (g, w) = (
+                got.pointer(path).and_then(|v| v.as_f64()).unwrap(),
+                want.pointer(path).and_then(|v| v.as_f64()).unwrap(),
+            );
+            assert!((g - w).abs() <= 1e-9 * w.abs(), "{path}: {g} vs {w}");
+        }
+        assert_eq!(
+            got["front"].as_array().unwrap().len(),
+            want["front"].as_array().unwrap().len()
+        );
         b.assert_no_errors().await;
         b.close().await;
     });

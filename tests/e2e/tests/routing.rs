@@ -66,6 +66,17 @@ fn the_routing_view_matches_the_core() {
         assert!(svg.contains(libra_studio::charts::chart::SVG_FONTS));
         assert_eq!(files[1].0, "route-failures.png");
         assert_eq!(&files[1].1[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+        // The header's results follow the open view: every algorithm's metrics, as the core
+        // writes them.
+        b.capture_downloads().await;
+        b.click("export-csv").await;
+        b.click("export-results-json").await;
+        let files = b.downloads(2).await;
+        let want = libra_studio::results::routing(&three);
+        assert_eq!(files[0].0, "routing-results.csv");
+        assert_eq!(String::from_utf8(files[0].1.clone()).unwrap(), want.csv);
+        assert_eq!(files[1].0, "routing-results.json");
+        assert_eq!(String::from_utf8(files[1].1.clone()).unwrap(), want.json);
 
         // A preset, then a field.
         b.select("route-preset", "spine-failure").await;

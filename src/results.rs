@@ -143,7 +143,10 @@ pub fn landscape(l: &Landscape) -> ResultFiles {
         "xs_gbps": l.xs,
         "ys_gbps": l.ys,
         "time_ns": l.time_ns,
+        "cost_usd": l.cost_usd,
+        "coloured_by": l.score_name(),
         "optimum_gbps": [l.optimum.0, l.optimum.1],
+        "optimum_score": l.optimum_score,
         "optimum_time_ns": l.optimum_time_ns,
         "uniform_gbps": l.uniform.map(|u| [u.0, u.1]),
         "paths": paths,
@@ -152,10 +155,14 @@ pub fn landscape(l: &Landscape) -> ResultFiles {
     let mut rows = Vec::new();
     for (iy, y) in l.ys.iter().enumerate() {
         for (ix, x) in l.xs.iter().enumerate() {
+            let k = iy * l.xs.len() + ix;
+            let cell = |v: Option<f64>| v.map_or_else(String::new, num);
             rows.push(vec![
                 num(*x),
                 num(*y),
-                l.at(ix, iy).map_or_else(String::new, num),
+                cell(l.time_ns[k]),
+                cell(l.cost_usd[k]),
+                cell(l.score(ix, iy)),
             ]);
         }
     }
@@ -164,7 +171,7 @@ pub fn landscape(l: &Landscape) -> ResultFiles {
     ResultFiles {
         stem: "landscape-results",
         json: pretty(&v),
-        csv: csv(&[&bi, &bj, "time_ns"], rows),
+        csv: csv(&[&bi, &bj, "time_ns", "cost_usd", "score"], rows),
     }
 }
 
@@ -430,7 +437,9 @@ mod tests {
         let l = land(&s, 0, 1, 6).unwrap();
         let f = landscape(&l);
         assert_eq!(lines(&f.csv), 37);
-        assert!(f.csv.starts_with("b1_gbps,b2_gbps,time_ns\n"));
+        assert!(f
+            .csv
+            .starts_with("b1_gbps,b2_gbps,time_ns,cost_usd,score\n"));
         let v: Value = serde_json::from_str(&f.json).unwrap();
         assert_eq!(v["optimum_time_ns"].as_f64(), Some(l.optimum_time_ns));
         assert_eq!(v["time_ns"].as_array().unwrap().len(), 36);

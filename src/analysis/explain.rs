@@ -5,6 +5,14 @@
 
 use super::study::Study;
 use crate::format::{duration_ns, usd};
+
+/// "125 GB/s" (two decimals below 100).
+fn gbps(v: f64) -> String {
+    match v >= 100.0 {
+        true => format!("{v:.0} GB/s"),
+        false => format!("{v:.2} GB/s"),
+    }
+}
 use crate::model::scenario::Objective;
 use crate::model::CostComponent;
 
@@ -123,7 +131,8 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
         || "no uniform split satisfies the constraints".to_string(),
         |u| {
             format!(
-                "uniform split: {} at {}",
+                "uniform split: {} on every dimension (the most these constraints allow): {} at {}",
+                gbps(u.bw_gbps.first().copied().unwrap_or(0.0)),
                 duration_ns(u.evaluation.time_ns),
                 usd(u.evaluation.cost_usd)
             )
@@ -236,10 +245,13 @@ pub fn explain_results(study: &Study) -> Vec<Explanation> {
     if let (Some(u), Some(x)) = (&study.uniform, study.speedup()) {
         out.push(Explanation {
             title: format!("Speedup over uniform: {x:.4}×"),
-            text:
-                "LIBRA's baseline gives every dimension the same bandwidth at the same total. The \
-                   speedup is how much faster the optimum trains than that split."
-                    .to_string(),
+            text: format!(
+                "LIBRA's baseline gives every dimension the same bandwidth, the most the \
+                 scenario's constraints allow ({} each here): a budget or a total bandwidth \
+                 decides it, so loading a point of the front (its budget) changes the baseline \
+                 too. The speedup is how much faster the optimum trains than that split.",
+                gbps(u.bw_gbps.first().copied().unwrap_or(0.0))
+            ),
             formula: format!(
                 "speedup = T_uniform / T_opt = {} / {} = {x:.4}",
                 duration_ns(u.evaluation.time_ns),
@@ -348,7 +360,9 @@ mod tests {
         );
         assert!(cost.detail.contains(" · NICs $"), "{}", cost.detail);
         assert!(speedup.value > 1.0 && speedup.shown.ends_with('×'));
-        assert!(speedup.detail.starts_with("uniform split: "));
+        assert!(speedup.detail.starts_with(
+            "uniform split: 125 GB/s on every dimension (the most these constraints allow)"
+        ));
         assert_eq!(gap.shown, super::gap_text(s.optimum.gap));
         assert!(
             gap.detail.contains("minimizing training time"),

@@ -51,6 +51,12 @@ pub struct Landscape {
     pub ys: Vec<f64>,
     /// Row-major over `ys` then `xs`: the least time (ns), None where infeasible.
     pub time_ns: Vec<Option<f64>>,
+    /// The network cost of each cell's design ($), as `time_ns`.
+    pub cost_usd: Vec<Option<f64>>,
+    /// The design's objective: what the cells are coloured by ([`Landscape::score`]).
+    pub objective: Objective,
+    /// The optimum's objective value (time, time x cost or cost).
+    pub optimum_score: f64,
     pub optimum: (f64, f64),
     pub optimum_time_ns: f64,
     pub uniform: Option<(f64, f64)>,
@@ -58,8 +64,9 @@ pub struct Landscape {
     /// problem is left out.
     pub paths: Vec<MethodPath>,
     pub lines: Vec<Line>,
-    /// True when the other dimensions are held at the optimum instead of re-optimized (the
-    /// constraints do not bound them, so the least time over them would have no minimum).
+    /// True when the other dimensions are held at the optimum instead of re-optimized: always
+    /// under the cost objective (a search per cell would be too slow to draw), else when the
+    /// constraints do not bound them (the objective over them would have no minimum).
     pub slice: bool,
 }
 
@@ -102,9 +109,98 @@ impl Landscape {
         self.time_ns.iter().flatten().copied().reduce(f64::min)
     }
 
+    /// The objective's value at a cell: the time, time x cost, or (where the time meets the
+    /// target) the cost; None where no design is feasible.
+    pub fn score(&self, ix: usize, iy: usize) -> Option<f64> {
+        let k = iy * self.xs.len() + ix;
+        score_of(self.objective, self.time_ns[k]?, self.cost_usd[k]?)
+    }
+
+    /// The least objective value on the grid.
+    pub fn least_score(&self) -> Option<f64> {
+        (0..self.ys.len())
+            .flat_map(|iy| (0..self.xs.len()).map(move |ix| (ix, iy)))
+            .filter_map(|(ix, iy)| self.score(ix, iy))
+            .reduce(f64::min)
+    }
+
+    /// An objective value as the page shows it: a duration, LIBRA's time x cost (ns·$/1e10), or
+    /// dollars.
+    pub fn score_text(&self, v: f64) -> String {
+        match self.objective {
+            Objective::Time => crate::format::duration_ns(v),
+            Objective::TimeXCost => format!("{:.6} ns·$/1e10", v / 1e10),
+            Objective::Cost { .. } => crate::format::usd(v),
+        }
+    }
+
+    /// What the cells show, in a sentence, with how much of the grid is feasible.
+    pub fn cells_text(&self, names: (&str, &str)) -> String {
+        let (bi, bj) = names;
+        let share = self.feasible_share() * 100.0;
+        let least = self.least_score().unwrap_or(f64::NAN);
+        let bands = format!(
+            "Colours are bands above the least {} shown, {}.",
+            self.score_name(),
+            self.score_text(self.optimum_score.min(least))
+        );
+        match (self.objective, self.slice) {
+            (Objective::Time, false) => format!(
+                "Each cell is the least training time with {bi} and {bj} fixed there and every \
+                 other dimension re-optimized under the design's constraints; grey cells have no \
+                 design that meets them ({share:.0}% of the grid is feasible). {bands}"
+            ),
+            (Objective::Time, true) => format!(
+                "Each cell is the training time with {bi} and {bj} there and the other dimensions \
+                 held at the optimum: the constraints do not bound them, so re-optimizing them \
+                 would only ever add bandwidth. Grey cells break a constraint ({share:.0}% of the \
+                 grid is feasible). {bands}"
+            ),
+            (Objective::TimeXCost, slice) => format!(
+                "Each cell is the least time × cost (LIBRA's PerfPerCost, the design's objective) \
+                 with {bi} and {bj} there and the other dimensions {}; grey cells have no design \
+                 that meets the constraints ({share:.0}% of the grid is feasible). {bands}",
+                match slice {
+                    true => "held at the optimum",
+                    false => "re-optimized for it",
+                }
+            ),
+            (Objective::Cost { time_target_ns }, slice) => format!(
+                "Each cell is the least network cost with {bi} and {bj} there and the other \
+                 dimensions {} within the time target of {}; grey cells have no design that \
+                 meets it and the constraints ({share:.0}% of the grid is feasible). {bands}",
+                match slice {
+                    true => "held at the optimum",
+                    false => "re-optimized",
+                },
+                crate::format::duration_ns(time_target_ns)
+            ),
+        }
+    }
+
+    /// What the colours measure, for the legend and the page: "time", "time × cost", "cost".
+    pub fn score_name(&self) -> &'static str {
+        match self.objective {
+            Objective::Time => "time",
+            Objective::TimeXCost => "time × cost",
+            Objective::Cost { .. } => "cost",
+        }
+    }
+
     /// Share of the grid where some design exists.
     pub fn feasible_share(&self) -> f64 {
         self.time_ns.iter().filter(|t| t.is_some()).count() as f64 / self.time_ns.len() as f64
+    }
+}
+
+/// The objective's value at a time and a cost (None: a cost objective's target is missed).
+fn score_of(objective: Objective, time_ns: f64, cost_usd: f64) -> Option<f64> {
+    match objective {
+        Objective::Time => Some(time_ns),
+        Objective::TimeXCost => Some(time_ns * cost_usd),
+        Objective::Cost { time_target_ns } => {
+            (time_ns <= time_target_ns * (1.0 + 1e-9)).then_some(cost_usd)
+        }
     }
 }
 
@@ -120,11 +216,17 @@ fn fix(dims: usize, d: usize, value: f64) -> LinearConstraint {
     }
 }
 
-/// The least time of `problem` (minimizing time) with `B_i` and `B_j` fixed; `Err` when the
-/// other dimensions are unbounded (the time has no minimum over them).
-fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Result<Option<f64>, ()> {
+/// The best design of `problem` under its own objective (time, time x cost, or cost within the
+/// time target) with `B_i` and `B_j` fixed: its time and cost; `Err` when the other dimensions
+/// are unbounded (the objective has no minimum over them).
+fn least_time(
+    problem: &Problem,
+    i: usize,
+    j: usize,
+    x: f64,
+    y: f64,
+) -> Result<Option<(f64, f64)>, ()> {
     let mut p = problem.clone();
-    p.objective = Objective::Time;
     p.rows.push(fix(p.dims, i, x));
     p.rows.push(fix(p.dims, j, y));
     let opts = SolveOptions {
@@ -132,14 +234,14 @@ fn least_time(problem: &Problem, i: usize, j: usize, x: f64, y: f64) -> Result<O
         ..SolveOptions::default()
     };
     match solve(&p, &opts) {
-        Ok(s) => Ok(Some(s.time_ns)),
+        Ok(s) => Ok(Some((s.time_ns, s.cost_usd))),
         Err(SolveError::Unbounded { .. }) => Err(()),
         Err(_) => Ok(None),
     }
 }
 
-/// The time at `bw` if it meets every row of `problem`.
-fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<f64> {
+/// The time and cost at `bw` if it meets every row of `problem`.
+fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<(f64, f64)> {
     let ok = problem.rows.iter().all(|r| {
         let lhs: f64 = r.coeffs.iter().zip(bw).map(|(a, b)| a * b).sum();
         let tol = 1e-9 * (r.rhs.abs() + lhs.abs()).max(1.0);
@@ -149,7 +251,7 @@ fn time_if_feasible(problem: &Problem, bw: &[f64]) -> Option<f64> {
             Relation::Eq => (lhs - r.rhs).abs() <= tol,
         }
     });
-    (ok && bw.iter().all(|b| *b > 0.0)).then(|| problem.time(bw))
+    (ok && bw.iter().all(|b| *b > 0.0)).then(|| (problem.time(bw), problem.cost(bw)))
 }
 
 /// The pair of dimensions the landscape shows: the link's (`chosen`, if it names two different
@@ -252,7 +354,11 @@ impl LandscapeRun {
         // Whether the others have a minimum does not depend on where B_i and B_j are fixed; the
         // optimum's own point is feasible, so it tells. Without one, show the slice through the
         // optimum.
-        let slice = least_time(problem, i, j, opt[i], opt[j]).is_err();
+        // Minimizing cost within a time target, each cell would be a search of its own (tens of
+        // ms): the slice through the optimum shows the same least point (the optimum is the
+        // cheapest design meeting the target on any plane through it).
+        let slice = matches!(problem.objective, Objective::Cost { .. })
+            || least_time(problem, i, j, opt[i], opt[j]).is_err();
         let lines = problem
             .rows
             .iter()
@@ -276,6 +382,14 @@ impl LandscapeRun {
             done: Landscape {
                 dims: (i, j),
                 time_ns: Vec::with_capacity(xs.len() * ys.len()),
+                cost_usd: Vec::with_capacity(xs.len() * ys.len()),
+                objective: problem.objective,
+                optimum_score: score_of(
+                    problem.objective,
+                    study.optimum.time_ns,
+                    study.optimum.cost_usd,
+                )
+                .unwrap_or(study.optimum.time_ns),
                 xs,
                 ys,
                 optimum: (opt[i], opt[j]),
@@ -303,7 +417,8 @@ impl LandscapeRun {
                 } else {
                     least_time(&self.problem, i, j, x, y).ok().flatten()
                 };
-                l.time_ns.push(t);
+                l.time_ns.push(t.map(|t| t.0));
+                l.cost_usd.push(t.map(|t| t.1));
             }
         }
         l.time_ns.len() == l.xs.len() * l.ys.len()
@@ -382,11 +497,12 @@ mod tests {
         }
         assert!(l.feasible_share() > 0.3 && l.feasible_share() < 0.9);
         // At the optimum's own (B1, B2) the least time is the optimum's.
-        let at = least_time(&s.problem, 0, 1, l.optimum.0, l.optimum.1)
+        let (at, cost) = least_time(&s.problem, 0, 1, l.optimum.0, l.optimum.1)
             .unwrap()
             .unwrap();
         assert!(!l.slice);
         assert!((at / s.optimum.time_ns - 1.0).abs() < 1e-3, "{at}");
+        assert!(cost > 0.0);
         // Both methods' paths start elsewhere and end at the optimum (each within its certified
         // gap of the study's).
         let methods: Vec<Method> = l.paths.iter().map(|p| p.method).collect();
@@ -418,6 +534,39 @@ mod tests {
     }
 
     #[test]
+    fn under_time_x_cost_the_cells_are_coloured_by_it_and_the_optimum_is_the_least() {
+        // The issue's trap: coloured by time, the certified time x cost optimum sat outside
+        // the darkest band. Each cell re-optimizes the others for time x cost: none beats the
+        // optimum (within the cells' solver tolerance).
+        let mut sc = presets::default_scenario();
+        sc.objective = crate::model::scenario::Objective::TimeXCost;
+        let s = study(&sc).unwrap();
+        let l = landscape(&s, 0, 1, 12).unwrap();
+        assert!(!l.slice);
+        assert_eq!(l.score_name(), "time × cost");
+        let want = s.optimum.time_ns * s.optimum.cost_usd;
+        assert!((l.optimum_score / want - 1.0).abs() < 1e-12);
+        let least = l.least_score().unwrap();
+        assert!(
+            least >= l.optimum_score * (1.0 - 1e-6),
+            "{least} < {}",
+            l.optimum_score
+        );
+        // A cell's score is its time times its cost.
+        let k = l.time_ns.iter().position(Option::is_some).unwrap();
+        let (ix, iy) = (k % l.xs.len(), k / l.xs.len());
+        assert_eq!(
+            l.score(ix, iy),
+            Some(l.time_ns[k].unwrap() * l.cost_usd[k].unwrap())
+        );
+        assert!(l.cells_text(("B1", "B2")).contains("time × cost"));
+        // Minimizing time, cells are times and their least is the optimum's.
+        let t = landscape(&study(&presets::default_scenario()).unwrap(), 0, 1, 12).unwrap();
+        assert_eq!(t.score(ix, iy), t.time_ns[k]);
+        assert_eq!(t.score_name(), "time");
+    }
+
+    #[test]
     fn bounds_on_the_two_dimensions_are_lines_and_bad_pairs_are_errors() {
         let mut sc = presets::default_scenario();
         sc.constraints.linear = vec!["B1 + B2 <= 400".into()];
@@ -436,7 +585,7 @@ mod tests {
     }
 
     #[test]
-    fn without_a_bound_on_the_others_the_map_is_the_slice_through_the_optimum() {
+    fn minimizing_cost_the_map_is_the_cost_on_the_slice_through_the_optimum() {
         use crate::model::scenario::Objective as Goal;
         let mut sc = presets::default_scenario();
         sc.constraints.total_bw = None;
@@ -445,12 +594,28 @@ mod tests {
         };
         let s = study(&sc).unwrap();
         let l = landscape(&s, 0, 3, 8).unwrap();
+        // The others are held at the optimum (the slice through it).
         assert!(l.slice);
-        // Every cell exists (no constraints) and is the model's time there.
-        assert!(l.time_ns.iter().all(Option::is_some));
+        assert_eq!(l.score_name(), "cost");
+        // A cell scores its cost where its time meets the target, nothing where it misses it.
+        for (k, t) in l.time_ns.iter().enumerate() {
+            let (ix, iy) = (k % l.xs.len(), k / l.xs.len());
+            let t = t.unwrap();
+            match t <= 7.5e8 {
+                true => assert_eq!(l.score(ix, iy), l.cost_usd[k]),
+                false => assert_eq!(l.score(ix, iy), None, "cell {k}: {t}"),
+            }
+        }
+        // No cell meeting the target is cheaper than the certified optimum.
+        let least = l.least_score().unwrap();
+        assert!(least >= s.optimum.cost_usd * (1.0 - 1e-6), "{least}");
+        // A cell is the model's time and cost there.
         let mut bw = s.optimum.bw_gbps.clone();
         bw[0] = l.xs[2];
         bw[3] = l.ys[5];
-        assert_eq!(l.at(2, 5), Some(s.problem.time(&bw)));
+        let k = 5 * l.xs.len() + 2;
+        assert_eq!(l.time_ns[k], Some(s.problem.time(&bw)));
+        assert_eq!(l.cost_usd[k], Some(s.problem.cost(&bw)));
+        assert!((l.optimum_score - s.optimum.cost_usd).abs() < 1e-9 * s.optimum.cost_usd);
     }
 }

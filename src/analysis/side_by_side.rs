@@ -20,7 +20,8 @@ pub struct DiffRow {
     pub change: Option<f64>,
     /// True when the two differ (by more than [`UNCHANGED`], or one is missing).
     pub changed: bool,
-    /// True when the change is for the better (lower time or cost, higher speedup).
+    /// True when the change is for the better (lower time or cost); None where a change is
+    /// neither (bandwidths, the speedup over each scenario's own baseline).
     pub better: Option<bool>,
 }
 
@@ -80,13 +81,18 @@ pub fn side_by_side(pinned: &Study, current: &Study) -> Vec<DiffRow> {
             true,
             duration_ns,
         ),
-        row(
-            "speedup over the uniform split".into(),
-            pinned.speedup(),
-            current.speedup(),
-            false,
-            |v| format!("{v:.3}×"),
-        ),
+        // Each speedup is over its own scenario's uniform split (its constraints decide it): a
+        // higher one is neither better nor worse by itself, and a slower design may have it.
+        DiffRow {
+            better: None,
+            ..row(
+                "speedup over its own uniform split".into(),
+                pinned.speedup(),
+                current.speedup(),
+                false,
+                |v| format!("{v:.3}×"),
+            )
+        },
     ];
     let dims = pinned.dim_labels.len().max(current.dim_labels.len());
     for d in 0..dims {
@@ -133,6 +139,10 @@ mod tests {
         assert!(time.change.unwrap() < 0.0);
         let cost = &rows[1];
         assert!(cost.changed && cost.better == Some(false), "{cost:?}");
+        // The speedup changed (each over its own uniform split) but is not called better or
+        // worse.
+        let speedup = &rows[3];
+        assert!(speedup.changed && speedup.better.is_none(), "{speedup:?}");
         assert!(
             (cost.current.unwrap() / cost.pinned.unwrap() - 1.0 - cost.change.unwrap()).abs()
                 < 1e-12

@@ -65,17 +65,19 @@ pub fn draw_landscape<DB: DrawingBackend>(
         true => area.split_vertically(h.saturating_sub(strip) as i32),
         false => area.split_horizontally(w as i32 - style.px(150.0) as i32),
     };
+    let title = match l.objective {
+        crate::model::scenario::Objective::Time => "Training time",
+        crate::model::scenario::Objective::TimeXCost => "Time × cost",
+        crate::model::scenario::Objective::Cost { .. } => "Cost within the time target",
+    };
+    let title = format!("{title} over ({}, {})", names.0, names.1);
     let mut chart = ChartBuilder::on(&main)
         .margin(style.px(12.0))
         .caption(
-            format!("Training time over ({}, {})", names.0, names.1),
+            title.clone(),
             (
                 "sans-serif",
-                style.title_font(
-                    16.0,
-                    &format!("Training time over ({}, {})", names.0, names.1),
-                    main.dim_in_pixel().0,
-                ),
+                style.title_font(16.0, &title, main.dim_in_pixel().0),
             )
                 .into_font()
                 .color(&palette::INK),
@@ -95,11 +97,15 @@ pub fn draw_landscape<DB: DrawingBackend>(
         .x_label_formatter(&|v| trimmed(*v, 1))
         .y_label_formatter(&|v| trimmed(*v, 1))
         .draw()?;
-    let best = l.optimum_time_ns.min(l.least().unwrap_or(f64::INFINITY));
+    // Bands of the objective above the least shown (the optimum's, or a grid cell's within the
+    // solver's tolerance).
+    let best = l
+        .optimum_score
+        .min(l.least_score().unwrap_or(f64::INFINITY));
     let infeasible = RGBColor(0xe3, 0xe6, 0xea);
     chart.draw_series(l.ys.iter().enumerate().flat_map(|(iy, y)| {
         l.xs.iter().enumerate().map(move |(ix, x)| {
-            let color = match l.at(ix, iy) {
+            let color = match l.score(ix, iy) {
                 Some(t) => band_color(band(t, best)).filled(),
                 None => infeasible.filled(),
             };
@@ -192,7 +198,11 @@ pub fn draw_landscape<DB: DrawingBackend>(
     }
     super::draw_legend(&mut chart, SeriesLabelPosition::UpperRight, style)?;
     let top = style.px(48.0) as i32;
-    legend.draw(&Text::new("time vs optimum", (4, top - row), font.clone()))?;
+    legend.draw(&Text::new(
+        format!("{} vs optimum", l.score_name()),
+        (4, top - row),
+        font.clone(),
+    ))?;
     for k in 0..=BANDS.len() {
         let y = top + k as i32 * row;
         legend.draw(&Rectangle::new(
@@ -224,7 +234,11 @@ fn narrow_legend<DB: DrawingBackend>(
     font: TextStyle<'_>,
     infeasible: RGBColor,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    legend.draw(&Text::new("time vs optimum:", (4, 2), font.clone()))?;
+    legend.draw(&Text::new(
+        format!("{} vs optimum:", l.score_name()),
+        (4, 2),
+        font.clone(),
+    ))?;
     let mut entries: Vec<(String, RGBColor)> = (0..=BANDS.len())
         .map(|k| {
             let text = match k {

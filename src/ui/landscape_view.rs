@@ -11,7 +11,6 @@ use super::module_bridge::LANDSCAPE;
 use crate::analysis::landscape::{pair_shown, pick, Landscape, LandscapeRun, GRID};
 use crate::analysis::study::study_by;
 use crate::charts::landscape_chart::{pair_names, LandscapeChart};
-use crate::format::duration_ns;
 use crate::model::scenario::Scenario;
 use crate::optimize::Method;
 use leptos::prelude::*;
@@ -139,34 +138,15 @@ pub fn LandscapePanel() -> impl IntoView {
         };
         // The names of the landscape's own pair (the one drawn, which may not be the one picked yet).
         let (bi, bj) = pair_names(&l);
-        let least = l.least().unwrap_or(f64::NAN);
+        let least = l.least_score().unwrap_or(f64::NAN);
         Some(view! {
             <div class="explain" data-testid="landscape-explain" data-value=l.feasible_share().to_string()>
-                <p>
-                    {if l.slice {
-                        format!(
-                            "Each cell is the training time with {bi} and {bj} there and the other dimensions \
-                             held at the optimum: the constraints do not bound them, so re-optimizing them \
-                             would only ever add bandwidth. Grey cells break a constraint ({:.0}% of the grid is \
-                             feasible). Colours are bands above the least time shown, {}.",
-                            l.feasible_share() * 100.0,
-                            duration_ns(l.optimum_time_ns.min(least))
-                        )
-                    } else {
-                        format!(
-                            "Each cell is the least training time with {bi} and {bj} fixed there and every other \
-                             dimension re-optimized under the design's constraints; grey cells have no design that \
-                             meets them ({:.0}% of the grid is feasible). Colours are bands above the least time shown, {}.",
-                            l.feasible_share() * 100.0,
-                            duration_ns(l.optimum_time_ns.min(least))
-                        )
-                    }}
-                </p>
+                <p>{l.cells_text((&bi, &bj))}</p>
                 <p>
                     {format!(
                         "{} The best grid cell is {}: the grid is {GRID} × {GRID}.",
                         l.paths_text((&bi, &bj)),
-                        duration_ns(least)
+                        l.score_text(least)
                     )}
                 </p>
                 {(!l.lines.is_empty()).then(|| view! {

@@ -298,14 +298,30 @@ fn draw_busy<DB: DrawingBackend>(
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let hosts = study.trace.hosts().max(1) as f64;
     let end = time_axis_end(study);
+    // The lines fill the plot from 0 to 100 %: the legend goes beside it (under it on a
+    // phone), never over the data.
+    let entries: Vec<(String, RGBColor)> = study
+        .results
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let numbers = format!(
+                "{:.0} % busy, {:.2} iterations/s",
+                100.0 * r.busy_fraction,
+                r.throughput
+            );
+            (legend_label(study, k, numbers), color(r.policy))
+        })
+        .collect();
+    let main = super::legend_beside(area, &entries, style)?;
     let mut chart = frame(
-        area,
+        &main,
         "NICs busy over time",
         (end, "time (s)"),
         (105.0, "NICs held by running jobs (%)"),
         style,
     )?;
-    for (k, r) in study.results.iter().enumerate() {
+    for r in &study.results {
         let c = color(r.policy);
         // A step line: each sample holds until the next.
         let mut pts = Vec::with_capacity(2 * r.timeline.len());
@@ -315,20 +331,8 @@ fn draw_busy<DB: DrawingBackend>(
             last = 100.0 * s.busy_nics as f64 / hosts;
             pts.push((s.t_s, last));
         }
-        chart
-            .draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?
-            .label(legend_label(
-                study,
-                k,
-                format!(
-                    "{:.0} % busy, {:.2} iterations/s",
-                    100.0 * r.busy_fraction,
-                    r.throughput
-                ),
-            ))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 14, y)], c.stroke_width(2)));
+        chart.draw_series([PathElement::new(pts, c.stroke_width(style.px(2.0)))])?;
     }
-    super::draw_legend(&mut chart, SeriesLabelPosition::LowerRight, style)?;
     area.present()
 }
 

@@ -141,6 +141,57 @@ where
         .draw()
 }
 
+/// A legend of `entries` (label, line colour) beside the plot, or under it on a narrow area,
+/// where it covers no data (lines that fill the whole plot: the Cluster view's NICs busy):
+/// draws the legend and returns the plot's area.
+pub(crate) fn legend_beside<DB: plotters::prelude::DrawingBackend>(
+    area: &plotters::drawing::DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, plotters::style::RGBColor)],
+    style: &ChartStyle,
+) -> Result<
+    plotters::drawing::DrawingArea<DB, plotters::coord::Shift>,
+    plotters::drawing::DrawingAreaErrorKind<DB::ErrorType>,
+> {
+    use plotters::prelude::*;
+    area.fill(&WHITE)?;
+    let (w, h) = area.dim_in_pixel();
+    let font = style.font(12.0);
+    let row = style.px(18.0) as i32;
+    let longest = entries
+        .iter()
+        .map(|e| e.0.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let column = (0.6 * font * longest) as u32 + style.px(36.0);
+    let beside = w >= column + style.px(420.0);
+    let (main, legend) = match beside {
+        true => area.split_horizontally(w.saturating_sub(column) as i32),
+        false => {
+            let strip = entries.len() as u32 * row as u32 + style.px(12.0);
+            area.split_vertically(h.saturating_sub(strip) as i32)
+        }
+    };
+    let top = match beside {
+        true => style.px(48.0) as i32,
+        false => 0,
+    };
+    let text = ("sans-serif", font).into_font().color(&palette::INK);
+    for (k, (label, color)) in entries.iter().enumerate() {
+        let y = top + k as i32 * row + row / 2;
+        let x0 = style.px(8.0) as i32;
+        legend.draw(&PathElement::new(
+            vec![(x0, y), (x0 + style.px(18.0) as i32, y)],
+            color.stroke_width(style.px(2.0)),
+        ))?;
+        legend.draw(&Text::new(
+            label.clone(),
+            (x0 + style.px(24.0) as i32, y - (font / 2.0) as i32),
+            text.clone(),
+        ))?;
+    }
+    Ok(main)
+}
+
 /// Draw segment `k` of every bar of a stacked per-dimension chart (each bar's `parts`, in
 /// `unit`s: the segment sits on the ones before it), named `name` in the legend.
 pub(crate) fn draw_stack_segment<'a, DB: plotters::prelude::DrawingBackend + 'a>(

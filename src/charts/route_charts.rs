@@ -116,14 +116,26 @@ pub fn draw_route_loads<DB: DrawingBackend>(
             (label_w, 0),
             small.clone(),
         ))?;
+        // Every k-th ToR and spine labelled, as many as fit without running together (64
+        // ToRs: every 4th or 8th; the last one always).
+        let text_px = style.font(11.0).ceil() as i32;
+        let every = |need: i32, cell: i32| ((need + cell - 1) / cell.max(1)).max(1);
+        let row_step = every(text_px + 2, cell_h);
         for t in 0..rows {
             let y = label_h + t * cell_h;
-            if cell_h >= 9 {
+            if t % row_step == 0 || (t == rows - 1 && t % row_step >= row_step / 2) {
                 panel.draw(&Text::new(
                     format!("ToR {t}"),
-                    (0, y + cell_h / 4),
+                    (0, y + (cell_h - text_px) / 2),
                     small.clone(),
                 ))?;
+                if row_step > 1 {
+                    // A tick from the label to its row.
+                    panel.draw(&PathElement::new(
+                        vec![(label_w - 3, y + cell_h / 2), (label_w - 1, y + cell_h / 2)],
+                        palette::INK.stroke_width(1),
+                    ))?;
+                }
             }
             for s in 0..cols {
                 let e = if up {
@@ -164,13 +176,15 @@ pub fn draw_route_loads<DB: DrawingBackend>(
                 }
             }
         }
-        if cell_w >= 10 {
-            for s in 0..cols {
-                let x = label_w + s * cell_w + cell_w / 2 - 4;
-                let y = label_h + rows * cell_h + 2;
-                if (y as u32) + 10 < ph {
-                    panel.draw(&Text::new(format!("S{s}"), (x, y), small.clone()))?;
-                }
+        let widest = (0.62 * f64::from(text_px) * format!("S{}", cols - 1).len() as f64) as i32;
+        let col_step = every(widest + 4, cell_w);
+        for s in (0..cols).filter(|s| s % col_step == 0) {
+            let label = format!("S{s}");
+            let half = (0.31 * f64::from(text_px) * label.len() as f64) as i32;
+            let x = label_w + s * cell_w + cell_w / 2 - half;
+            let y = label_h + rows * cell_h + 2;
+            if (y + text_px) as u32 <= ph {
+                panel.draw(&Text::new(label, (x.max(label_w), y), small.clone()))?;
             }
         }
     }
@@ -227,6 +241,26 @@ pub fn draw_route_compare<DB: DrawingBackend>(
                 * 1e3
         })
         .unwrap_or(0.0);
+    // Bars too narrow for the full names get the short ones (a star for a bounded optimum).
+    let bar_px = f64::from(halves[0].dim_in_pixel().0) / names.len().max(1) as f64;
+    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(0) as f64;
+    let names: Vec<String> = match 0.6 * style.font(10.0) * longest > 0.9 * bar_px {
+        false => names,
+        true => study
+            .routed
+            .iter()
+            .enumerate()
+            .map(|(k, r)| {
+                let short = crate::routing::Algorithm::ALL
+                    .get(k)
+                    .map_or(r.name, |a| a.short());
+                match r.proven {
+                    Some(false) => format!("{short}*"),
+                    _ => short.to_string(),
+                }
+            })
+            .collect(),
+    };
     for (panel, (title, unit, values)) in halves.iter().zip(series) {
         let top = values
             .iter()
@@ -247,7 +281,7 @@ pub fn draw_route_compare<DB: DrawingBackend>(
                     .color(&palette::INK),
             )
             .x_label_area_size(style.px(40.0))
-            .y_label_area_size(style.px(48.0))
+            .y_label_area_size(style.px(64.0))
             .build_cartesian_2d((0u32..last).into_segmented(), 0f64..top.max(1e-9))?;
         chart
             .configure_mesh()
@@ -256,6 +290,8 @@ pub fn draw_route_compare<DB: DrawingBackend>(
             .bold_line_style(palette::INK.mix(0.1))
             .y_desc(unit)
             .label_style(("sans-serif", style.font(10.0)))
+            // "12000", not "12000.0": the axis name keeps clear of the ticks.
+            .y_label_formatter(&|v| super::front::trimmed(*v, 1))
             .x_label_formatter(&|x| match x {
                 SegmentValue::CenterOf(i) => names.get(*i as usize).cloned().unwrap_or_default(),
                 _ => String::new(),
@@ -268,7 +304,10 @@ pub fn draw_route_compare<DB: DrawingBackend>(
                     (SegmentValue::Exact(i), 0.0),
                     (SegmentValue::Exact(i + 1), *v),
                 ],
-                palette::DIMS[i as usize % palette::DIMS.len()].filled(),
+                crate::routing::Algorithm::ALL
+                    .get(i as usize)
+                    .map_or(palette::INK, |a| palette::of_algorithm(*a))
+                    .filled(),
             );
             r.set_margin(0, 0, style.px(8.0), style.px(8.0));
             r

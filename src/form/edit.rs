@@ -234,6 +234,7 @@ impl Form {
             id: RowId::fresh(),
             spec,
             weight: "1".into(),
+            built: None,
         }
     }
 
@@ -258,7 +259,20 @@ impl Form {
             id: RowId::fresh(),
             spec,
             weight: "1".into(),
+            built: None,
         });
+    }
+
+    /// Add the workload `spec` built from `t`: re-laid onto the network when its shape changes.
+    pub fn add_built(
+        &mut self,
+        spec: crate::model::scenario::WorkloadSpec,
+        t: crate::model::builder::Transformer,
+    ) {
+        self.add_spec(spec);
+        if let Some(w) = self.workloads.last_mut() {
+            w.built = Some(t);
+        }
     }
 
     pub fn remove_workload(&mut self, i: usize) {
@@ -293,6 +307,47 @@ mod tests {
 
     fn default_form() -> Form {
         Form::from_scenario(&presets::default_scenario())
+    }
+
+    #[test]
+    fn a_built_workload_is_re_laid_when_the_shape_changes_or_says_why_it_cannot() {
+        use crate::model::builder::Transformer;
+        let mut f = default_form();
+        let t = Transformer::gpt3();
+        let net = presets::libra_4d_network();
+        f.add_built(t.build(&net).unwrap(), t.clone());
+        // Alone (LIBRA's preset would need refitting too).
+        f.remove_workload(0);
+        let sc = f.to_scenario().unwrap();
+        assert_eq!(
+            sc.workloads[0].communicator,
+            t.build(&net).unwrap().communicator
+        );
+        // The same 4,096 NPUs as 16 x 4 x 8 x 8: TP 16 now fills the first dimension alone.
+        for (d, n) in ["16", "4", "8", "8"].iter().enumerate() {
+            f.dims[d].npus = n.to_string();
+        }
+        let sc = f.to_scenario().unwrap();
+        let relaid = t.build(&sc.network).unwrap();
+        assert_eq!(sc.workloads[0].communicator, relaid.communicator);
+        assert_eq!(
+            sc.workloads[0].communicator.forward,
+            vec![Some(16), None, None, None]
+        );
+        assert_eq!(sc.workloads[0].name, "GPT-3 175B");
+        // 2,048 NPUs: TP 16 x DP 256 no longer fits, and the workload's row says so.
+        f.dims[3].npus = "4".into();
+        let errors = f.to_scenario().unwrap_err();
+        let e = errors
+            .iter()
+            .find(|e| e.field == Field::WorkloadCommunicator(1))
+            .unwrap();
+        assert!(
+            e.message
+                .starts_with("built for another shape, it does not lay onto this one"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

@@ -71,6 +71,9 @@ pub struct WorkloadForm {
     pub id: RowId,
     pub spec: WorkloadSpec,
     pub weight: String,
+    /// The transformer it was built from (the builder's workloads): re-laid onto the network
+    /// whenever the network changes, instead of keeping group sizes of another shape.
+    pub built: Option<crate::model::builder::Transformer>,
 }
 
 impl Row for DimForm {
@@ -201,6 +204,7 @@ impl Form {
                     id: RowId::fresh(),
                     weight: show(w.weight),
                     spec: w.clone(),
+                    built: None,
                 })
                 .collect(),
             total_kind,
@@ -283,14 +287,40 @@ impl Form {
                 }
             })
             .collect();
+        // A built workload is laid onto this network (its groups follow the shape), or says
+        // why it cannot; with an NPU count unreadable it keeps its last layout.
+        let typed = Network { dims: dims.clone() };
+        let mut relay_errors = Vec::new();
         let workloads: Vec<WorkloadSpec> = self
             .workloads
             .iter()
             .enumerate()
-            .map(|(i, w)| WorkloadSpec {
-                weight: take(number(Field::WorkloadWeight(i + 1), &w.weight, false).map(Some))
-                    .unwrap_or(1.0),
-                ..w.spec.clone()
+            .map(|(i, w)| {
+                let laid = match (&w.built, npus_errors.is_empty()) {
+                    (Some(t), true) => match t.build(&typed) {
+                        Ok(spec) => Some(spec),
+                        Err(e) => {
+                            relay_errors.push(FieldError::new(
+                                Field::WorkloadCommunicator(i + 1),
+                                format!("built for another shape, it does not lay onto this one: {e}"),
+                            ));
+                            None
+                        }
+                    },
+                    _ => None,
+                };
+                let spec = laid.map_or_else(
+                    || w.spec.clone(),
+                    |s| WorkloadSpec {
+                        name: w.spec.name.clone(),
+                        ..s
+                    },
+                );
+                WorkloadSpec {
+                    weight: take(number(Field::WorkloadWeight(i + 1), &w.weight, false).map(Some))
+                        .unwrap_or(1.0),
+                    ..spec
+                }
             })
             .collect();
         let total = |t: &mut dyn FnMut(Result<Option<f64>, FieldError>) -> Option<f64>| {
@@ -313,6 +343,7 @@ impl Form {
         // NPU problems first: they are what the user most likely just typed.
         npus_errors.append(&mut errors);
         let mut errors = npus_errors;
+        errors.append(&mut relay_errors);
         let n_dims = dims.len();
         for (line, text) in self.constraint_lines() {
             if let Err(e) = parse_constraint(text, n_dims) {

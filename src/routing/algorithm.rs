@@ -52,6 +52,15 @@ impl Algorithm {
         }
     }
 
+    /// A label of at most 11 characters, for bars too narrow for [`Algorithm::label`].
+    pub fn short(self) -> &'static str {
+        match self {
+            Algorithm::GreedyCapacityAware => "greedy cap.",
+            Algorithm::EdgeColoring => "edge col.",
+            a => a.label(),
+        }
+    }
+
     /// The position in [`Algorithm::ALL`].
     pub fn index(self) -> usize {
         Algorithm::ALL.iter().position(|a| *a == self).unwrap_or(0)

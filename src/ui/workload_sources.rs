@@ -23,15 +23,25 @@ fn network_or_message(studio: Studio) -> Result<crate::model::Network, String> {
 fn add_and_report(
     studio: Studio,
     message: RwSignal<Option<Result<String, String>>>,
-    result: Result<(crate::model::scenario::WorkloadSpec, String), String>,
+    result: Result<
+        (
+            crate::model::scenario::WorkloadSpec,
+            String,
+            Option<Transformer>,
+        ),
+        String,
+    >,
 ) {
-    message.set(Some(result.map(|(spec, note)| {
+    message.set(Some(result.map(|(spec, note, built)| {
         let text = format!(
             "added \"{}\" ({} layers{note})",
             spec.name,
             spec.workload.layers.len()
         );
-        studio.restructure(|f| f.add_spec(spec));
+        studio.restructure(|f| match built {
+            Some(t) => f.add_built(spec, t),
+            None => f.add_spec(spec),
+        });
         text
     })));
 }
@@ -49,12 +59,12 @@ pub fn TransformerBuilder(
             form.with_untracked(|f| {
                 let hbm = f.memory().map(|m| m.0).unwrap_or_default();
                 f.build(&net)
-                    .map(|(spec, memory)| {
+                    .and_then(|(spec, memory)| {
                         let note = format!(
                             "; {:.2} GB per NPU of its {hbm} GB of HBM",
                             memory.total_bytes / 1e9
                         );
-                        (spec, note)
+                        Ok((spec, note, Some(f.read()?)))
                     })
                     .map_err(|e| e.to_string())
             })
@@ -194,7 +204,7 @@ pub fn WorkloadImport(
         };
         let result = network_or_message(studio).and_then(|net| {
             import_workload(&name.get_untracked(), &text.get_untracked(), &groups, &net)
-                .map(|spec| (spec, String::new()))
+                .map(|spec| (spec, String::new(), None))
                 .map_err(|e| e.to_string())
         });
         add_and_report(studio, message, result);

@@ -137,6 +137,11 @@ fn the_routing_view_matches_the_core() {
         let fabric = b.text("route-fabric").await;
         assert!(fabric.contains("dgx-h100: one of its 8 rails"), "{fabric}");
         b.screenshot("app-routing-system").await;
+        // The 64-ToR heatmap: every few ToRs and spines labelled, none running together.
+        b.js("document.querySelector('[data-testid=chart-route-loads]').scrollIntoView(); return true;")
+            .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        b.screenshot("app-routing-heatmap-64").await;
         // Back to the design view: its results are still there.
         b.click("view-design").await;
         b.wait_value("total-npus", |v| v == "4096").await;

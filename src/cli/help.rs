@@ -170,8 +170,8 @@ The scenario format is in docs/routing.md.
         page: "\
 Usage: libra-studio route-scenario [--tors T --spines S --hosts-per-tor H --jobs J --ring-size R
                                     --failed-spines F --failed-links L --seed K --chunk-bytes B
-                                    --link-gbps G (100)] [--models gpt3,bloom,llama2]
-                                   [--system NAME|FILE.json]
+                                    --link-gbps G (100) --nic-gbps G (the links')]
+                                   [--models gpt3,bloom,llama2] [--system NAME|FILE.json]
 
   --system   one plane of the system's leaf-spine fabric (a DGX H100 rail: 64 ToRs of 32 NICs,
              32 spines, 400 Gb/s), whose fields the other options may still change

@@ -297,6 +297,7 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
         "seed",
         "chunk-bytes",
         "link-gbps",
+        "nic-gbps",
         "models",
         "system",
     ];
@@ -351,6 +352,9 @@ pub fn route_scenario(args: &[OsString]) -> Result<String, Failure> {
                 *v > 0.0 && v.is_finite()
             })?
             .unwrap_or(d.link_gbps),
+        nic_gbps: args.parsed("nic-gbps", "a rate in Gb/s", |v: &f64| {
+            *v > 0.0 && v.is_finite()
+        })?,
         models,
     };
     let sc = generate(&p).map_err(Failure::input)?;

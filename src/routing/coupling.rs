@@ -52,6 +52,7 @@ pub fn switch_scenario(
         seed: fabric.seed,
         chunk_bytes: message_bytes / f64::from(group),
         link_gbps: 8.0 * bw_gbps,
+        nic_gbps: None,
         models: Vec::new(),
     })?;
     sc.network.nic_gbps = 8.0 * bw_gbps;

@@ -20,9 +20,12 @@ pub struct Placement {
     pub failed_links: u32,
     pub seed: u64,
     pub chunk_bytes: f64,
-    /// Every link's and NIC's rate, Gb/s.
+    /// Every ToR-spine link's rate, Gb/s (and the NICs' unless `nic_gbps` says).
     #[serde(default = "default_link_gbps", skip_serializing_if = "is_default_link")]
     pub link_gbps: f64,
+    /// The hosts' NIC rate, Gb/s (None: the links').
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_gbps: Option<f64>,
     /// The paper's jobs, in order (then `jobs` and `chunk_bytes` are ignored: one job per model,
     /// its chunk from its weights).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -43,6 +46,7 @@ impl Default for Placement {
             seed: 1,
             chunk_bytes: 64e6,
             link_gbps: DEFAULT_LINK_GBPS,
+            nic_gbps: None,
             models: Vec::new(),
         }
     }
@@ -166,6 +170,9 @@ pub fn generate(p: &Placement) -> Result<RouteScenario, GenerateError> {
     if !(p.link_gbps.is_finite() && p.link_gbps > 0.0) {
         return Err(GenerateError::NotPositive("link-gbps"));
     }
+    if p.nic_gbps.is_some_and(|n| !(n.is_finite() && n > 0.0)) {
+        return Err(GenerateError::NotPositive("nic-gbps"));
+    }
     check_limits(p)?;
     if p.failed_spines >= p.spines {
         return Err(GenerateError::FailedSpines {
@@ -251,7 +258,7 @@ fn finish(
             num_spines: p.spines,
             num_tors: p.tors,
             link_gbps: p.link_gbps,
-            nic_gbps: p.link_gbps,
+            nic_gbps: p.nic_gbps.unwrap_or(p.link_gbps),
             failed_spines,
             failed_links: Vec::new(),
             link_capacity_overrides: Vec::new(),

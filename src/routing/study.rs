@@ -140,14 +140,16 @@ pub enum RouteField {
     RingSize,
     FailedSpines,
     LinkGbps,
+    NicGbps,
 }
 
 impl RouteField {
-    pub const ALL: [RouteField; 7] = [
+    pub const ALL: [RouteField; 8] = [
         RouteField::Tors,
         RouteField::Spines,
         RouteField::HostsPerTor,
         RouteField::LinkGbps,
+        RouteField::NicGbps,
         RouteField::Jobs,
         RouteField::RingSize,
         RouteField::FailedSpines,
@@ -163,6 +165,7 @@ impl RouteField {
             RouteField::RingSize => "ring",
             RouteField::FailedSpines => "failed",
             RouteField::LinkGbps => "gbps",
+            RouteField::NicGbps => "nic",
         }
     }
 
@@ -175,6 +178,7 @@ impl RouteField {
             RouteField::RingSize => "ring size",
             RouteField::FailedSpines => "failed spines",
             RouteField::LinkGbps => "link Gb/s",
+            RouteField::NicGbps => "NIC Gb/s",
         }
     }
 
@@ -186,7 +190,7 @@ impl RouteField {
             RouteField::Jobs => Kind::whole(1, crate::limits::MAX_JOBS),
             RouteField::RingSize => Kind::whole(2, VIEW_MAX_HOSTS),
             RouteField::FailedSpines => Kind::whole(0, VIEW_MAX_SPINES),
-            RouteField::LinkGbps => Kind::Real {
+            RouteField::LinkGbps | RouteField::NicGbps => Kind::Real {
                 least: 0.0,
                 open: true,
                 most: 1.0e6,
@@ -198,14 +202,18 @@ impl RouteField {
     pub fn is_fabric(self) -> bool {
         matches!(
             self,
-            RouteField::Tors | RouteField::Spines | RouteField::HostsPerTor | RouteField::LinkGbps
+            RouteField::Tors
+                | RouteField::Spines
+                | RouteField::HostsPerTor
+                | RouteField::LinkGbps
+                | RouteField::NicGbps
         )
     }
 
-    /// The whole-number fields' values (None: the link rate, a real number).
+    /// The whole-number fields' values (None: the link and NIC rates, real numbers).
     fn value(self, p: &mut Placement) -> Option<&mut u32> {
         match self {
-            RouteField::LinkGbps => None,
+            RouteField::LinkGbps | RouteField::NicGbps => None,
             RouteField::Tors => Some(&mut p.tors),
             RouteField::Spines => Some(&mut p.spines),
             RouteField::HostsPerTor => Some(&mut p.hosts_per_tor),
@@ -223,7 +231,12 @@ impl RouteSetup {
             Some(t) => t.clone(),
             None => match field.value(&mut self.placement.clone()) {
                 Some(n) => n.to_string(),
-                None => crate::form::typed::show(self.placement.link_gbps),
+                None => crate::form::typed::show(match field {
+                    RouteField::NicGbps => {
+                        self.placement.nic_gbps.unwrap_or(self.placement.link_gbps)
+                    }
+                    _ => self.placement.link_gbps,
+                }),
             },
         }
     }
@@ -237,9 +250,10 @@ impl RouteSetup {
                 if field.is_fabric() {
                     self.system = None;
                 }
-                match field.value(&mut self.placement) {
-                    Some(n) => *n = u32::try_from(v.whole()).unwrap_or(u32::MAX),
-                    None => self.placement.link_gbps = v.real(),
+                match (field, field.value(&mut self.placement)) {
+                    (_, Some(n)) => *n = u32::try_from(v.whole()).unwrap_or(u32::MAX),
+                    (RouteField::NicGbps, None) => self.placement.nic_gbps = Some(v.real()),
+                    (_, None) => self.placement.link_gbps = v.real(),
                 }
                 if field == RouteField::Jobs {
                     // A number of equal jobs replaces the paper's mix.
@@ -284,8 +298,8 @@ impl RouteSetup {
         let f = spec.route_fabric(VIEW_MAX_HOSTS, VIEW_MAX_SPINES)?;
         let mut next = self.clone();
         let p = &mut next.placement;
-        (p.tors, p.spines, p.hosts_per_tor, p.link_gbps) =
-            (f.tors, f.spines, f.hosts_per_tor, f.link_gbps);
+        (p.tors, p.spines, p.hosts_per_tor, p.link_gbps, p.nic_gbps) =
+            (f.tors, f.spines, f.hosts_per_tor, f.link_gbps, None);
         p.failed_spines = p.failed_spines.min(f.spines - 1);
         for field in RouteField::ALL.into_iter().filter(|f| f.is_fabric()) {
             next.typed.remove(field.key());
@@ -298,12 +312,14 @@ impl RouteSetup {
     /// What the fabric is, in words: the system's plane, or the links' rate.
     pub fn fabric_summary(&self) -> String {
         let gbps = crate::format::number(self.placement.link_gbps);
+        let nic =
+            crate::format::number(self.placement.nic_gbps.unwrap_or(self.placement.link_gbps));
         self.system
             .as_deref()
             .and_then(crate::systems::system_preset)
             .and_then(|s| s.route_fabric(VIEW_MAX_HOSTS, VIEW_MAX_SPINES).ok())
             .map_or_else(
-                || format!("Links: {gbps} Gbps, NICs: {gbps} Gbps."),
+                || format!("Links: {gbps} Gbps, NICs: {nic} Gbps."),
                 |f| format!("The fabric of {}.", f.summary),
             )
     }
@@ -942,6 +958,26 @@ mod tests {
         edited.set_text(RouteField::LinkGbps, "200").unwrap();
         assert_eq!(edited.system, None);
         assert_eq!(edited.fabric_summary(), "Links: 200 Gbps, NICs: 200 Gbps.");
+        // NICs slower than the links (an oversubscribed edge): the hosts' links run at theirs.
+        edited.set_text(RouteField::NicGbps, "100").unwrap();
+        assert_eq!(edited.text(RouteField::NicGbps), "100");
+        assert_eq!(edited.fabric_summary(), "Links: 200 Gbps, NICs: 100 Gbps.");
+        let sc = edited.scenario().unwrap();
+        assert_eq!((sc.network.link_gbps, sc.network.nic_gbps), (200.0, 100.0));
+        let slow = route_study(&edited).unwrap();
+        let fast = route_study(&{
+            let mut f = edited.clone();
+            f.set_text(RouteField::NicGbps, "200").unwrap();
+            f
+        })
+        .unwrap();
+        // Every flow crosses its NICs: none runs faster than 100 Gbps now.
+        for r in &slow.routed {
+            assert!(r.metrics.flow_rates_gbps.iter().all(|x| *x <= 100.0 + 1e-9));
+        }
+        assert!(
+            slow.routed[0].metrics.makespan_static_s >= fast.routed[0].metrics.makespan_static_s
+        );
         // A refused rate is kept as typed and named.
         assert!(edited.set_text(RouteField::LinkGbps, "-5").is_err());
         assert_eq!(edited.text(RouteField::LinkGbps), "-5");

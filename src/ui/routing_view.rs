@@ -247,6 +247,7 @@ fn RoutingView(
                 {field(RouteField::Spines, "route-spines")}
                 {field(RouteField::HostsPerTor, "route-hosts")}
                 {field(RouteField::LinkGbps, "route-gbps")}
+                {field(RouteField::NicGbps, "route-nic")}
                 {field(RouteField::Jobs, "route-jobs")}
                 {field(RouteField::RingSize, "route-ring")}
                 {field(RouteField::FailedSpines, "route-failed")}

@@ -98,6 +98,8 @@ pub fn summary(study: &Study) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metric {
     pub title: &'static str,
+    /// The glossary entry its title links to (`crate::glossary`), if any.
+    pub term: Option<&'static str>,
     /// The page's `data-testid` of the value.
     pub testid: &'static str,
     /// The exact value (`data-value`), NaN when there is none.
@@ -151,6 +153,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
     [
         Metric {
             title: "Training time per iteration",
+            term: None,
             testid: "result-time-ns",
             value: ev.time_ns,
             shown: duration_ns(ev.time_ns),
@@ -162,6 +165,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
         },
         Metric {
             title: "Network cost",
+            term: Some("tier"),
             testid: "result-cost-usd",
             value: ev.cost_usd,
             shown: usd(ev.cost_usd),
@@ -169,6 +173,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
         },
         Metric {
             title: "Speedup over uniform",
+            term: Some("uniform"),
             testid: "result-speedup",
             value: speedup.unwrap_or(f64::NAN),
             shown: speedup.map_or("—".to_string(), |x| format!("{x:.4}×")),
@@ -176,6 +181,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
         },
         Metric {
             title: "Certified optimality gap",
+            term: Some("optimum"),
             testid: "result-gap",
             value: s.optimum.gap,
             shown: gap_text(s.optimum.gap),

@@ -28,6 +28,7 @@ mod side_by_side_panel;
 mod sliced_runner;
 mod studio;
 mod system_picker;
+mod term;
 mod toolbar;
 mod tour_panel;
 mod workload_panel;

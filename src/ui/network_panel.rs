@@ -379,7 +379,7 @@ pub fn NetworkPanel(
                         <tr>
                             <th>"dim"</th>
                             <th>"topology"</th>
-                            <th title="NPUs along this dimension, a whole number ≥ 2">"NPUs"</th>
+                            <th title="NPUs along this dimension, a whole number ≥ 2">{super::term::term("npu", "NPUs")}</th>
                             <th>"cost tier"</th>
                             <th title="Lower bound on the bandwidth per NPU, GB/s">"min GB/s"</th>
                             <th title="Upper bound on the bandwidth per NPU, GB/s">"max GB/s"</th>
@@ -413,7 +413,7 @@ pub fn NetworkPanel(
                     <table class="grid cards">
                         <thead>
                             <tr>
-                                <th>"tier"</th>
+                                <th>{super::term::term("tier", "tier")}</th>
                                 <th>"link"</th>
                                 <th>"switch"</th>
                                 <th>"NIC"</th>

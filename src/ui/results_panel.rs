@@ -14,7 +14,12 @@ use leptos::prelude::*;
 fn metric(m: Metric) -> impl IntoView {
     view! {
         <div class="metric">
-            <dt>{m.title}</dt>
+            <dt>
+                {match m.term {
+                    Some(key) => super::term::term(key, m.title).into_any(),
+                    None => m.title.into_any(),
+                }}
+            </dt>
             <dd data-testid=m.testid data-value=m.value.to_string()>{m.shown}</dd>
             <dd class="hint">{m.detail}</dd>
         </div>

@@ -310,7 +310,7 @@ fn RoutingView(
                     ))}</dd>
                 </div>
                 <div class="metric">
-                    <dt>"All-Reduce makespan (static)"</dt>
+                    <dt>"All-Reduce " {super::term::term("makespan", "makespan")} " (static)"</dt>
                     <dd data-testid="route-makespan" data-value=move || chosen().map(|r| r.metrics.makespan_static_s.to_string()).unwrap_or_default()>
                         {move || chosen().map_or("—".into(), |r| duration_ns(r.metrics.makespan_static_s * 1e9))}
                     </dd>

@@ -116,6 +116,25 @@ fn a_wider_window_and_present_redraw_every_chart_at_its_new_size() {
                          !!document.getElementById('term-npu')];")
             .await;
         assert_eq!(counts, serde_json::json!([22, 4, true]));
+        // Words are linked where they first appear: the speedup's title opens the glossary at
+        // "Uniform split", and the permalink in the address bar is left alone.
+        let hash = b.js("return location.hash;").await;
+        b.js("document.querySelector('[data-testid=glossary]').open = false; return true;")
+            .await;
+        b.js("document.querySelector('a.term[data-term=uniform]').click(); return true;")
+            .await;
+        let after = b
+            .js(
+                "return [document.querySelector('[data-testid=glossary]').open,
+                         document.getElementById('term-uniform').dataset.highlight === '1',
+                         location.hash];",
+            )
+            .await;
+        assert_eq!(after, serde_json::json!([true, true, hash]));
+        let linked = b
+            .js("return document.querySelectorAll('a.term').length;")
+            .await;
+        assert!(linked.as_u64().unwrap() >= 4, "{linked}");
         b.assert_no_errors().await;
         b.close().await;
     });

@@ -133,7 +133,7 @@ pub fn headline_metrics(s: &Study) -> [Metric; 4] {
         || "no uniform split satisfies the constraints".to_string(),
         |u| {
             format!(
-                "uniform split: {} on every dimension (the most these constraints allow): {} at {}",
+                "uniform split: {} per dimension, {} at {}",
                 gbps(u.bw_gbps.first().copied().unwrap_or(0.0)),
                 duration_ns(u.evaluation.time_ns),
                 usd(u.evaluation.cost_usd)
@@ -252,10 +252,9 @@ pub fn explain_results(study: &Study) -> Vec<Explanation> {
         out.push(Explanation {
             title: format!("Speedup over uniform: {x:.4}×"),
             text: format!(
-                "LIBRA's baseline gives every dimension the same bandwidth, the most the \
-                 scenario's constraints allow ({} each here): a budget or a total bandwidth \
-                 decides it, so loading a point of the front (its budget) changes the baseline \
-                 too. The speedup is how much faster the optimum trains than that split.",
+                "LIBRA's baseline: every dimension at the same bandwidth, the most the \
+                 constraints allow ({} here; a loaded front point's budget changes it). The \
+                 speedup is how much faster the optimum trains.",
                 gbps(u.bw_gbps.first().copied().unwrap_or(0.0))
             ),
             formula: format!(
@@ -366,9 +365,9 @@ mod tests {
         );
         assert!(cost.detail.contains(" · NICs $"), "{}", cost.detail);
         assert!(speedup.value > 1.0 && speedup.shown.ends_with('×'));
-        assert!(speedup.detail.starts_with(
-            "uniform split: 125 GB/s on every dimension (the most these constraints allow)"
-        ));
+        assert!(speedup
+            .detail
+            .starts_with("uniform split: 125 GB/s per dimension, "));
         assert_eq!(gap.shown, super::gap_text(s.optimum.gap));
         assert!(
             gap.detail.contains("minimizing training time"),

@@ -169,7 +169,7 @@ struct Shape {
 }
 
 /// The heuristics the search starts from.
-const SEEDS: usize = 4;
+const SEEDS: usize = 5;
 
 impl Search {
     /// A search of `inst` for `objective` within `budget` nodes, not started.
@@ -582,7 +582,8 @@ impl Search {
         while self.seed_step(inst) {}
     }
 
-    /// Seed with the next heuristic (greedy, edge colouring, capacity-aware greedy, ECMP), with the
+    /// Seed with the next heuristic (greedy, edge colouring, capacity-aware greedy, ECMP, the
+    /// counting construction of `lex_seed`), with the
     /// ceiling set before the first. False when seeding was done already. Once the incumbent meets
     /// the ceiling (or the counting bound) no later heuristic can beat it, so the rest are skipped:
     /// the incumbent is the one that seeding them all would keep (the first of the best).
@@ -609,7 +610,11 @@ impl Search {
                     0 => greedy(inst),
                     1 => edge_coloring(inst),
                     2 => greedy_capacity_aware(inst),
-                    _ => ecmp(inst),
+                    3 => ecmp(inst),
+                    // The counting construction (`lex_seed`), where it applies; else greedy's
+                    // again (the incumbent keeps the first of equals).
+                    _ => super::lex_seed::counting_seed(inst)
+                        .unwrap_or_else(|| self.heuristics[0].clone()),
                 };
                 self.heuristics.push(r.clone());
                 r

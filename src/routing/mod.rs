@@ -12,6 +12,7 @@ pub mod fluid;
 pub mod generate;
 pub mod ilp;
 pub mod lex_count;
+pub mod lex_seed;
 pub mod metrics;
 pub mod paper_jobs;
 pub mod rates;

@@ -63,9 +63,45 @@ pub const SOURCES: [(&str, &str); 4] = [
     ),
 ];
 
+/// The project's documentation shipped with the app (copied beside it by `index.html`):
+/// (title, file). docs/systems.md holds the source of every preset figure.
+pub const DOCS: [(&str, &str); 7] = [
+    (
+        "How the model computes time and cost (LIBRA's formulas, the builder, memory)",
+        "model.md",
+    ),
+    ("The optimizer and its certificates", "optimizer.md"),
+    ("The step model against measured runs", "predict.md"),
+    (
+        "Real systems, their tiers and the sources of every figure",
+        "systems.md",
+    ),
+    (
+        "Co-design of parallelism, shape and bandwidths",
+        "codesign.md",
+    ),
+    (
+        "Routing over a Clos fabric (the paper's algorithms and ours)",
+        "routing.md",
+    ),
+    ("The cluster simulation", "cluster.md"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_shipped_document_exists_and_index_html_copies_it() {
+        let index = include_str!("../index.html");
+        for (_, file) in DOCS {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("docs")
+                .join(file);
+            assert!(path.exists(), "{file}");
+            assert!(index.contains(&format!("href=\"docs/{file}\"")), "{file}");
+        }
+    }
 
     #[test]
     fn every_term_has_one_anchor_and_a_meaning_that_ends_a_sentence() {

@@ -388,10 +388,11 @@ fn App() -> impl IntoView {
                         })
                         .collect_view()}
                 </dl>
-                <p>"Sources:"</p>
+                <p>"Sources, and the project's documentation (Markdown):"</p>
                 <ul>
                     {crate::glossary::SOURCES
                         .iter()
+                        .chain(crate::glossary::DOCS.iter())
                         .map(|(title, url)| view! {
                             <li><a href=*url target="_blank" rel="noopener">{*title}</a></li>
                         })

@@ -135,6 +135,17 @@ fn a_wider_window_and_present_redraw_every_chart_at_its_new_size() {
             .js("return document.querySelectorAll('a.term').length;")
             .await;
         assert!(linked.as_u64().unwrap() >= 4, "{linked}");
+        // The documentation ships with the app: every link of the glossary's list is served.
+        b.js("window.__docs = null;
+              const links = [...document.querySelectorAll('[data-testid=glossary] a[href$=\".md\"]')];
+              Promise.all(links.map(a => fetch(a.href).then(r => r.ok && r.text())))
+                .then(t => window.__docs = t.map(x => !!x && x.startsWith('#')));
+              return true;")
+            .await;
+        b.wait_js("the documents fetched", "return window.__docs !== null;")
+            .await;
+        let docs = b.js("return window.__docs;").await;
+        assert_eq!(docs, serde_json::json!(vec![true; 7]));
         b.assert_no_errors().await;
         b.close().await;
     });

@@ -1,7 +1,8 @@
 //! libra-studio: LIBRA's network cost and time model, a bandwidth optimizer and Clos routing.
 //!
-//! The core (`model`, `optimize`, `routing`, `permalink`, `presets`, `charts`, `format`, `session`, `view`) is plain Rust and builds
-//! natively; `ui` is the Leptos app (wasm32 only) and `cli` the command line (native only).
+//! ARCHITECTURE.md (at the repository's root) maps the modules, their layers and invariants: every
+//! module but `ui` (the Leptos app, wasm32 only) and `cli` (the command line, native only) is plain
+//! Rust that builds and tests natively.
 
 pub mod analysis;
 pub mod charts;

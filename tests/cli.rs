@@ -1647,29 +1647,36 @@ fn published_runs_and_a_mixture_of_experts_are_predicted_from_the_command_line()
 fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
     // Mixtral 8x7B on 64 H100s: experts over 8 ranks (2 in a node, 4 nodes), its all-to-alls on
     // both tiers; the optimizer certifies the bandwidths for the budget.
-    let (code, out, err) = run(&args(&[
-        "scenario",
-        "--model",
-        "mixtral-8x7b",
-        "--npus",
-        "64",
-        "--tp",
-        "1",
-        "--pp",
-        "4",
-        "--dp",
-        "16",
-        "--ep",
-        "8",
-        "--global-batch",
-        "256",
+    // Mixtral 8x7B on 64 H100s (8 x 8), TP 1 x PP 4 x DP 16 with EP 8, 256 sequences.
+    let mixtral = |extra: &[&str]| {
+        let mut line = vec![
+            "scenario",
+            "--model",
+            "mixtral-8x7b",
+            "--npus",
+            "64",
+            "--tp",
+            "1",
+            "--pp",
+            "4",
+            "--dp",
+            "16",
+            "--ep",
+            "8",
+            "--global-batch",
+            "256",
+            "--system",
+        ];
+        line.extend(extra);
+        run(&args(&line))
+    };
+    let (code, out, err) = mixtral(&[
+        "dgx-h100",
         "--shape",
         "SW8:nvlink4 x SW8:ib-ndr",
-        "--system",
-        "dgx-h100",
         "--budget",
         "2e6",
-    ]));
+    ]);
     assert_eq!(code, 0, "{err}");
     let sc: Value = serde_json::from_str(&out).unwrap();
     let c = &sc["workloads"][0]["communicator"];
@@ -1694,29 +1701,13 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
     // Interleaved: two chunks per stage send twice per slot; 9 chunks would leave a chunk
     // without a layer (32 layers < 4 stages x 9), refused by name.
     let interleaved = |v: &str| {
-        run(&args(&[
-            "scenario",
-            "--model",
-            "mixtral-8x7b",
-            "--npus",
-            "64",
-            "--tp",
-            "1",
-            "--pp",
-            "4",
-            "--dp",
-            "16",
-            "--ep",
-            "8",
-            "--global-batch",
-            "256",
+        mixtral(&[
+            "dgx-h100",
             "--shape",
             "SW8:nvlink4 x SW8:ib-ndr",
-            "--system",
-            "dgx-h100",
             "--virtual-stages",
             v,
-        ]))
+        ])
     };
     let (code, two, err) = interleaved("2");
     assert_eq!(code, 0, "{err}");
@@ -1738,27 +1729,7 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
     assert_eq!(code, 1);
     assert!(err.contains("interleaving 9 chunks per stage"), "{err}");
     // ZeRO-3 gathers each layer's weights twice; FP8 needs an accelerator with FP8.
-    let mut line: Vec<&str> = vec![
-        "scenario",
-        "--model",
-        "mixtral-8x7b",
-        "--npus",
-        "64",
-        "--tp",
-        "1",
-        "--pp",
-        "4",
-        "--dp",
-        "16",
-        "--ep",
-        "8",
-        "--global-batch",
-        "256",
-        "--system",
-        "dgx-a100",
-    ];
-    line.extend(["--zero", "3"]);
-    let (code, out, err) = run(&args(&line));
+    let (code, out, err) = mixtral(&["dgx-a100", "--zero", "3"]);
     assert_eq!(code, 0, "{err}");
     let sc: Value = serde_json::from_str(&out).unwrap();
     let gather = sc["workloads"][0]["workload"]["layers"]
@@ -1769,14 +1740,10 @@ fn scenario_builds_a_mixture_of_experts_that_optimize_solves() {
         .cloned()
         .unwrap();
     assert_eq!(gather["weight_grad"]["count"], 2);
-    line.extend(["--dtype", "fp8"]);
-    let (code, _, err) = run(&args(&line));
+    let (code, _, err) = mixtral(&["dgx-a100", "--zero", "3", "--dtype", "fp8"]);
     assert_eq!(code, 1);
     assert!(err.contains("has no FP8 tensor cores"), "{err}");
-    let at = line.iter().position(|a| *a == "3").unwrap();
-    line[at] = "4";
-    line.truncate(line.len() - 2);
-    let (code, _, err) = run(&args(&line));
+    let (code, _, err) = mixtral(&["dgx-a100", "--zero", "4"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("--zero") && err.contains("0, 1, 2 or 3"),

@@ -798,15 +798,22 @@ mod tests {
         assert_eq!(t.build(&net), Err(BuildError::Zero { field: "seq_len" }));
     }
 
+    /// GPT-3 with TP 16 x PP 4 x DP 64 (24 layers a stage, 24 micro-batches).
+    fn gpt3_on_4_stages() -> Transformer {
+        Transformer {
+            parallelism: Parallelism {
+                tp: 16,
+                pp: 4,
+                dp: 64,
+            },
+            ..Transformer::gpt3()
+        }
+    }
+
     #[test]
     fn pipeline_bubble_stretches_compute() {
         let net = presets::libra_4d_network();
-        let mut t = Transformer::gpt3();
-        t.parallelism = Parallelism {
-            tp: 16,
-            pp: 4,
-            dp: 64,
-        };
+        let mut t = gpt3_on_4_stages();
         let spec = t.build(&net).unwrap();
         // 24 layers of attention and MLP, and the stage-to-stage sends.
         assert_eq!(spec.workload.layers.len(), 2 * 24 + 1);
@@ -827,12 +834,7 @@ mod tests {
     #[test]
     fn interleaving_shrinks_the_bubble_and_multiplies_the_sends() {
         let net = presets::libra_4d_network();
-        let mut t = Transformer::gpt3();
-        t.parallelism = Parallelism {
-            tp: 16,
-            pp: 4,
-            dp: 64,
-        };
+        let mut t = gpt3_on_4_stages();
         let plain = t.build(&net).unwrap();
         t.virtual_stages = 2;
         let two = t.build(&net).unwrap();
@@ -883,12 +885,7 @@ mod tests {
     fn pipeline_stages_send_activations_and_gradients_over_the_pp_dimensions() {
         use crate::model::training::{iteration_time, ModelOptions};
         let net = presets::libra_4d_network();
-        let mut t = Transformer::gpt3();
-        t.parallelism = Parallelism {
-            tp: 16,
-            pp: 4,
-            dp: 64,
-        };
+        let mut t = gpt3_on_4_stages();
         let spec = t.build(&net).unwrap();
         // TP 16 = Ring 4 x 4 of FC 8; PP 4 = the FC's other 2 x 2 of the ring of nodes; DP the rest.
         let c = &spec.communicator;

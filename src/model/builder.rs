@@ -813,7 +813,7 @@ mod tests {
     #[test]
     fn pipeline_bubble_stretches_compute() {
         let net = presets::libra_4d_network();
-        let mut t = gpt3_on_4_stages();
+        let t = gpt3_on_4_stages();
         let spec = t.build(&net).unwrap();
         // 24 layers of attention and MLP, and the stage-to-stage sends.
         assert_eq!(spec.workload.layers.len(), 2 * 24 + 1);
@@ -885,7 +885,7 @@ mod tests {
     fn pipeline_stages_send_activations_and_gradients_over_the_pp_dimensions() {
         use crate::model::training::{iteration_time, ModelOptions};
         let net = presets::libra_4d_network();
-        let mut t = gpt3_on_4_stages();
+        let t = gpt3_on_4_stages();
         let spec = t.build(&net).unwrap();
         // TP 16 = Ring 4 x 4 of FC 8; PP 4 = the FC's other 2 x 2 of the ring of nodes; DP the rest.
         let c = &spec.communicator;

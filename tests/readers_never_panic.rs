@@ -75,6 +75,8 @@ fn libra_yaml_readers() {
         include_str!("../data/libra-inputs/communicator/GPT_3_4d.yml"),
     ];
     let mut rng = Rng(2);
+    // Per reader (YAML, network, cost model, communicator): inputs accepted and refused.
+    let mut seen = [[0usize; 2]; 4];
     for i in 0..20_000 {
         let bytes = if i % 5 == 0 {
             random_bytes(&mut rng)
@@ -82,10 +84,23 @@ fn libra_yaml_readers() {
             mutate(&mut rng, bases[i % 3].as_bytes())
         };
         let text = String::from_utf8_lossy(&bytes);
-        let _ = yaml::parse(&text);
-        let _ = network_from_yaml(&text);
-        let _ = cost_model_from_yaml(&text);
-        let _ = communicator_from_yaml(&text, &net);
+        let outcomes = [
+            yaml::parse(&text).is_ok(),
+            network_from_yaml(&text).is_ok(),
+            cost_model_from_yaml(&text).is_ok(),
+            communicator_from_yaml(&text, &net).is_ok(),
+        ];
+        for (k, ok) in outcomes.into_iter().enumerate() {
+            seen[k][usize::from(ok)] += 1;
+        }
+    }
+    // Every reader both accepts and refuses many inputs: a reader that refused everything (or
+    // was never reached) would pass a never-panic test while testing nothing.
+    for (k, [refused, accepted]) in seen.into_iter().enumerate() {
+        assert!(
+            accepted > 200 && refused > 200,
+            "reader {k}: {accepted} accepted, {refused} refused"
+        );
     }
 }
 
@@ -93,15 +108,23 @@ fn libra_yaml_readers() {
 fn scenario_json_reader_and_evaluation() {
     let base = presets::default_scenario().to_json();
     let mut rng = Rng(3);
+    let (mut accepted, mut evaluated) = (0, 0);
     for _ in 0..3_000 {
         let bytes = mutate(&mut rng, base.as_bytes());
         let text = String::from_utf8_lossy(&bytes);
         if let Ok(sc) = Scenario::from_json(&text) {
-            // Whatever parses can be validated and evaluated without a panic.
+            accepted += 1;
+            // Whatever parses writes back and re-reads to the same scenario, and can be
+            // validated and evaluated without a panic.
+            assert_eq!(Scenario::from_json(&sc.to_json()).ok().as_ref(), Some(&sc));
             let dims = sc.network.dims.len();
-            let _ = sc.evaluate(&vec![100.0; dims]);
+            evaluated += usize::from(sc.evaluate(&vec![100.0; dims]).is_ok());
         }
     }
+    assert!(
+        accepted > 100 && evaluated > 50 && accepted < 3_000,
+        "{accepted} accepted, {evaluated} evaluated"
+    );
 }
 
 /// Our YAML tree against a full YAML 1.2 parser's (yaml-rust2, a dev-dependency): scalars compare

@@ -9,7 +9,7 @@ pub mod row_id;
 pub mod typed;
 pub mod workload_source;
 
-use crate::model::cost::{CostError, CostModel, CostTier};
+use crate::model::cost::{CostError, CostModel, CostTier, PriceOf};
 use crate::model::network::{parse_npus, Dim, Network, NetworkError, Topology};
 use crate::model::scenario::{
     Constraints, Objective, Scenario, ScenarioError, TotalBandwidth, WorkloadSpec,
@@ -424,16 +424,15 @@ impl Form {
                 CostError::UnknownTier { dim, .. } => Field::DimTier(*dim),
                 CostError::MissingUnitCost {
                     tier, component, ..
-                } => match *component {
-                    "NIC" | "nic" => Field::TierNic(tier_index(tier)),
-                    _ => Field::TierSwitch(tier_index(tier)),
-                },
-                CostError::BadUnitCost {
+                }
+                | CostError::BadUnitCost {
                     tier, component, ..
-                } => match *component {
-                    "NIC" | "nic" => Field::TierNic(tier_index(tier)),
-                    "switch" => Field::TierSwitch(tier_index(tier)),
-                    _ => Field::TierLink(tier_index(tier)),
+                } => match component {
+                    PriceOf::Nic => Field::TierNic(tier_index(tier)),
+                    PriceOf::Switch | PriceOf::InNetworkReduction => {
+                        Field::TierSwitch(tier_index(tier))
+                    }
+                    PriceOf::Link => Field::TierLink(tier_index(tier)),
                 },
                 _ => Field::Network,
             },

@@ -53,6 +53,33 @@ pub struct CostModel {
 }
 
 /// Why a cost cannot be computed. Dimensions are 1-based.
+/// Which price of a tier an error is about (the tier's field in the form and in files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PriceOf {
+    Link,
+    Switch,
+    Nic,
+    InNetworkReduction,
+}
+
+impl PriceOf {
+    /// A NIC and in-network reduction may cost nothing; links and switches may not.
+    pub fn may_be_zero(self) -> bool {
+        matches!(self, PriceOf::Nic | PriceOf::InNetworkReduction)
+    }
+}
+
+impl std::fmt::Display for PriceOf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            PriceOf::Link => "link",
+            PriceOf::Switch => "switch",
+            PriceOf::Nic => "nic",
+            PriceOf::InNetworkReduction => "in-network reduction",
+        })
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum CostError {
     #[error(transparent)]
@@ -65,12 +92,12 @@ pub enum CostError {
     MissingUnitCost {
         dim: usize,
         tier: String,
-        component: &'static str,
+        component: PriceOf,
     },
-    #[error("tier \"{tier}\": {component} cost must be a {} finite number of $ per GB/s, got {}", if matches!(*.component, "nic" | "in-network reduction") { "non-negative" } else { "positive" }, crate::format::number(*.value))]
+    #[error("tier \"{tier}\": {component} cost must be a {} finite number of $ per GB/s, got {}", if component.may_be_zero() { "non-negative" } else { "positive" }, crate::format::number(*.value))]
     BadUnitCost {
         tier: String,
-        component: &'static str,
+        component: PriceOf,
         value: f64,
     },
     #[error(
@@ -199,7 +226,7 @@ impl CostModel {
             dim,
             tier: tier_name.to_string(),
         })?;
-        let check = |component: &'static str, value: f64| {
+        let check = |component: PriceOf, value: f64| {
             if value.is_finite() && value > 0.0 {
                 Ok(value)
             } else {
@@ -210,7 +237,7 @@ impl CostModel {
                 })
             }
         };
-        let link = check("link", tier.link)?;
+        let link = check(PriceOf::Link, tier.link)?;
         if let Some(r) = tier.oversubscription {
             if !(r.is_finite() && r >= 1.0) {
                 return Err(CostError::Oversubscription {
@@ -222,7 +249,7 @@ impl CostModel {
         if topology != Topology::Switch {
             return Ok((link, 0.0, 0.0));
         }
-        let needed = |component: &'static str, value: Option<f64>| {
+        let needed = |component: PriceOf, value: Option<f64>| {
             value
                 .ok_or_else(|| CostError::MissingUnitCost {
                     dim,
@@ -231,18 +258,18 @@ impl CostModel {
                 })
                 .and_then(|v| check(component, v))
         };
-        let switch = needed("switch", tier.switch)?;
+        let switch = needed(PriceOf::Switch, tier.switch)?;
         // A NIC may cost nothing: NVLink has none, and a fabric's upper levels are reached
         // through the NIC counted at its first level.
         let nic = tier.nic.ok_or_else(|| CostError::MissingUnitCost {
             dim,
             tier: tier.name.clone(),
-            component: "nic",
+            component: PriceOf::Nic,
         })?;
         if !(nic.is_finite() && nic >= 0.0) {
             return Err(CostError::BadUnitCost {
                 tier: tier.name.clone(),
-                component: "nic",
+                component: PriceOf::Nic,
                 value: nic,
             });
         }
@@ -252,7 +279,7 @@ impl CostModel {
             Some(v) => {
                 return Err(CostError::BadUnitCost {
                     tier: tier.name.clone(),
-                    component: "in-network reduction",
+                    component: PriceOf::InNetworkReduction,
                     value: v,
                 })
             }
@@ -368,7 +395,7 @@ mod tests {
             CostError::MissingUnitCost {
                 dim: 4,
                 tier: "InterPod".into(),
-                component: "nic"
+                component: PriceOf::Nic
             }
         );
         costs = presets::libra_4d_cost_model();
@@ -376,7 +403,7 @@ mod tests {
         assert!(matches!(
             costs.unit_costs(&net),
             Err(CostError::BadUnitCost {
-                component: "link",
+                component: PriceOf::Link,
                 ..
             })
         ));

@@ -37,7 +37,7 @@ pub struct Study {
     /// None when no uniform allocation satisfies the constraints (e.g. `B1 >= B2 + 10`).
     pub uniform: Option<UniformDesign>,
     /// The front of cost against time, or why it could not be computed.
-    pub front: Result<Front, SolveError>,
+    pub front: Result<Front, StudyError>,
 }
 
 impl Study {
@@ -108,9 +108,10 @@ pub fn study_by(sc: &Scenario, method: Method) -> Result<Study, StudyError> {
     };
     let mut costs = vec![evaluation.cost_usd];
     costs.extend(uniform.iter().map(|u| u.evaluation.cost_usd));
+    // A front that cannot be compiled says so (not as a numerical failure of the solver).
     let front = front_problem(sc, &problem)
-        .map_err(|e| SolveError::Numerical(e.to_string()))
-        .and_then(|fp| pareto(&fp, &front_budgets(&costs), &opts));
+        .map_err(StudyError::from)
+        .and_then(|fp| pareto(&fp, &front_budgets(&costs), &opts).map_err(StudyError::from));
     let dim_labels = sc
         .network
         .dims

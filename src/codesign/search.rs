@@ -192,8 +192,6 @@ struct Group {
     choice: Choice,
     memory: MemoryPerNpu,
     compute_ns: f64,
-    /// The workload without its layers (their traffic is in `classes`).
-    layers: WorkloadSpec,
     classes: TrafficClasses,
     orders: Vec<LayOrder>,
 }
@@ -447,12 +445,10 @@ impl CodesignStart {
         }
         let compute_ns = layers.workload.compute_ns();
         let classes = TrafficClasses::of(std::slice::from_ref(&layers), true);
-        layers.workload.layers = Vec::new();
         self.groups.push(Group {
             choice: *choice,
             memory,
             compute_ns,
-            layers,
             classes,
             orders: orders(&choice.parallelism),
         });
@@ -474,14 +470,21 @@ impl CodesignStart {
             });
         }
         groups.sort_by(|a, b| a.compute_ns.total_cmp(&b.compute_ns));
-        // The communicator is rebuilt per shape; the flat one is only a placeholder.
-        for g in &mut groups {
-            g.layers.communicator = Default::default();
-        }
         let shapes = std::mem::take(&mut self.shapes);
+        // The builder's workload without its layers (their traffic is in each group's classes;
+        // the communicator is set per candidate).
+        let spec = WorkloadSpec {
+            name: setup.model.name.clone(),
+            weight: 1.0,
+            workload: crate::model::workload::Workload {
+                parallelism: None,
+                layers: Vec::new(),
+            },
+            communicator: Default::default(),
+        };
         let frames = shapes
             .iter()
-            .map(|s| frame_on(&setup.model, s, &setup.costs, groups[0].layers.clone()))
+            .map(|s| frame_on(&setup.model, s, &setup.costs, spec.clone()))
             .collect();
         let total = groups.iter().map(|g| g.orders.len() * shapes.len()).sum();
         let n_budgets = self.budgets.len();

@@ -78,6 +78,13 @@ pub fn ChartCanvas<C: Chart>(
     )
 }
 
+/// The text scale a chart is drawn at in `canvas`: Large text enlarges a chart only as far as
+/// its box has room (on a phone the page's text grows, the chart's stays what fits its 300-odd
+/// pixels).
+fn within_box(canvas: &web_sys::HtmlCanvasElement, scale: f64) -> f64 {
+    scale.min((f64::from(canvas.client_width()) / 420.0).max(1.0))
+}
+
 type DrawFn = dyn Fn(&Area<'_>, Option<usize>, &ChartStyle) -> Option<Result<Vec<(i32, i32)>, String>>
     + Send
     + Sync;
@@ -147,11 +154,8 @@ fn erased_canvas(
         };
         let started = browser::now_ms();
         let dpr = browser::fit_to_device_pixels(&canvas);
-        // Large text enlarges a chart only as far as its box has room: on a phone the page's
-        // text grows, the chart's stays what fits its 300-odd pixels.
-        let room = (f64::from(canvas.client_width()) / 420.0).max(1.0);
         let style = ChartStyle {
-            scale: dpr * scale.min(room),
+            scale: dpr * within_box(&canvas, scale),
         };
         let canvas_el: web_sys::HtmlCanvasElement = canvas.clone();
         let Some(mut backend) = MeasuredCanvas::new(canvas) else {
@@ -271,14 +275,13 @@ fn erased_canvas(
             Some(s) => s.get_untracked(),
             None => browser::page_text_scale(&c),
         };
-        let room = (f64::from(c.client_width()) / 420.0).max(1.0);
         let (w, h) = (
             c.client_width().max(200) as u32,
             c.client_height().max(150) as u32,
         );
         let result = browser::offscreen_canvas(w * k, h * k).and_then(|off| {
             let style = ChartStyle {
-                scale: f64::from(k) * scale.min(room),
+                scale: f64::from(k) * within_box(&c, scale),
             };
             let mut backend = MeasuredCanvas::new(off.clone()).ok_or("no 2D context")?;
             let area = DynBackend(&mut backend).into_drawing_area();

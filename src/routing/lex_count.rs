@@ -13,6 +13,7 @@
 //! already counted); the cheapest links are taken. A flow sits on two sides, so the sides' counts
 //! are halved, or their largest taken.
 
+use super::max_flow::FlowGraph;
 use super::scenario::Instance;
 
 /// Relative tolerance of rate comparisons.
@@ -100,6 +101,9 @@ impl CountBound {
                 &vec![None; inst.flows.len()],
             )
             .unwrap_or(usize::MAX);
+        if k == 2 {
+            cb.root = cb.root.max(cb.pairing_bound());
+        }
         Some(cb)
     }
 
@@ -163,6 +167,43 @@ impl CountBound {
         let most = new.iter().copied().max().unwrap_or(0);
         let half = new.iter().sum::<usize>().div_ceil(2);
         Some(on_full + most.max(half))
+    }
+
+    /// With a least max load of 2, a lower bound on the flows on full links that knows when the
+    /// counting bound cannot be met. Side `x` uses at most its `L_x` live links, so at least
+    /// `f(x) = deg(x) - L_x` of them carry 2 flows: `2 a_x >= 2 f(x)` flows there are doubled
+    /// on their link. A flow on a full link is doubled at one end or at both; with `Y` the
+    /// flows doubled at both ends, the flows on full links number `sum 2 a_x - |Y|`, and `Y`
+    /// has at most `2 a_x` flows at each side. Raising `a_x` by one raises the best `|Y|` by at
+    /// most two, so the count is at least `sum 2 f(x) - M`, `M` the largest b-matching of the
+    /// ToR multigraph with `2 f(x)` at each side and `m_e` on each ToR pair (a maximum flow).
+    /// It equals the counting bound `sum f(x)` exactly when a perfect b-matching exists.
+    fn pairing_bound(&self) -> usize {
+        let t = self.num_tors as usize;
+        let mut deg = vec![0usize; 2 * t];
+        let mut pairs: std::collections::BTreeMap<(u32, u32), usize> = Default::default();
+        for &(a, b) in self.tors_of.iter().flatten() {
+            deg[2 * a as usize] += 1;
+            deg[2 * b as usize + 1] += 1;
+            *pairs.entry((a, b)).or_default() += 1;
+        }
+        let forced: Vec<usize> = deg
+            .iter()
+            .zip(&self.side_links)
+            .map(|(d, links)| d.saturating_sub(links.len()))
+            .collect();
+        // Nodes: 0 source, 1..=t up sides, t+1..=2t down sides, 2t+1 sink.
+        let sink = 2 * t + 1;
+        let mut g = FlowGraph::new(2 * t + 2);
+        for tor in 0..t {
+            g.add(0, 1 + tor, 2 * forced[2 * tor]);
+            g.add(1 + t + tor, sink, 2 * forced[2 * tor + 1]);
+        }
+        for (&(a, b), &m) in &pairs {
+            g.add(1 + a as usize, 1 + t + b as usize, m);
+        }
+        let most = g.max_flow(0, sink);
+        2 * forced.iter().sum::<usize>() - most
     }
 
     /// True when every routing whose max load is `k` puts a flow of every job on a full link: some

@@ -151,8 +151,11 @@ virtual stages) and the lay order. Prints best, front, winners, ranked, evaluate
         page: "\
 Usage: libra-studio route SCENARIO.json [--algorithm A] [options]   (`-`: standard input)
 
-  --algorithm ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal  (default greedy)
+  --algorithm ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal|multi-flow-ecmp
+              (default greedy)
   annealing:  --seed K (default 1), --moves N (default 200,000)
+  multi-flow-ecmp: --flows K sub-flows per ring edge, each hashed on its own (default 16, as
+              Llama 3 trained; 1 to 64); loads, rates and the routing are per sub-flow
   optimal:    --objective flow-lex|job-lex|min-max-link-load|min-makespan (default flow-lex)
               --node-budget N (default 10,000,000 search nodes)
               --time-limit S (default 5 s; progress on standard error)

@@ -7,6 +7,9 @@ use super::Failure;
 use crate::routing::algorithms::{group_order, visit_order};
 use crate::routing::annealing::{annealing, DEFAULT_MOVES};
 use crate::routing::edge_coloring::{edge_coloring, max_degree};
+use crate::routing::multipath::{
+    ecmp_multiflow, fluid_simulated, measure_split, LLAMA3_FLOWS, MAX_FLOWS,
+};
 use crate::routing::paper_jobs::PaperModel;
 
 /// The most annealing moves `--moves` takes (about a minute natively).
@@ -28,6 +31,7 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
             "time-limit",
             "seed",
             "moves",
+            "flows",
             "export-ilp",
         ],
         &["timings"],
@@ -70,17 +74,34 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
             *m <= MAX_MOVES
         })?
         .unwrap_or(DEFAULT_MOVES);
+    let flows = args
+        .parsed(
+            "flows",
+            &format!("a whole number from 1 to {MAX_FLOWS}"),
+            |k: &u32| (1..=MAX_FLOWS).contains(k),
+        )?
+        .unwrap_or(LLAMA3_FLOWS);
     let t0 = std::time::Instant::now();
+    // Multi-flow ECMP routes (and is measured on) the instance split into sub-flows.
+    let mut split = None;
     let routing = match algorithm {
         Algorithm::Ecmp => ecmp(&inst),
         Algorithm::Greedy => greedy(&inst),
         Algorithm::GreedyCapacityAware => greedy_capacity_aware(&inst),
         Algorithm::EdgeColoring => edge_coloring(&inst),
         Algorithm::Annealing => annealing(&inst, seed, moves),
+        Algorithm::MultiFlowEcmp => {
+            let (s, r) = ecmp_multiflow(&inst, flows);
+            split = Some(s);
+            r
+        }
         Algorithm::Optimal => return optimal(&args, &sc, &inst),
     };
     let routing_us = t0.elapsed().as_secs_f64() * 1e6;
-    let metrics = measure(&inst, &routing);
+    let metrics = match &split {
+        Some(s) => measure_split(s, &routing),
+        None => measure(&inst, &routing),
+    };
     let greedy_family = matches!(
         algorithm,
         Algorithm::Greedy | Algorithm::GreedyCapacityAware
@@ -95,6 +116,8 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         max_degree: (algorithm == Algorithm::EdgeColoring).then(|| max_degree(&inst)),
         seed: (algorithm == Algorithm::Annealing).then_some(seed),
         moves: (algorithm == Algorithm::Annealing).then_some(moves),
+        flows_per_ring_edge: split.is_some().then_some(flows),
+        fluid_simulated: split.as_ref().map(fluid_simulated),
         visit_order: groups.as_deref().map(visit_order),
         group_order: groups.as_deref(),
     };
@@ -142,6 +165,13 @@ struct RouteReport<'a> {
     seed: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     moves: Option<u64>,
+    /// Multi-flow ECMP: the sub-flows per ring edge (routing, loads and rates are theirs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    flows_per_ring_edge: Option<u32>,
+    /// Multi-flow ECMP beyond `multipath::FLUID_LIMIT` sub-flows: false, the fluid times are
+    /// the static ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fluid_simulated: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     visit_order: Option<Vec<usize>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -408,6 +438,42 @@ mod tests {
             let eta = v["efficiency"].as_f64().unwrap();
             assert!(eta > 0.0 && eta <= 1.0, "{algorithm}: eta {eta}");
         }
+        // Multi-flow ECMP: the routing per sub-flow, the fluid simulation run (small), the
+        // same contention-free time; --flows out of 1..=64 refused.
+        let (_, one, _) = run_with(&["route", &path, "--algorithm", "ecmp"]);
+        let one: serde_json::Value = serde_json::from_str(&one).unwrap();
+        let (code, out, err) = run_with(&[
+            "route",
+            &path,
+            "--algorithm",
+            "multi-flow-ecmp",
+            "--flows",
+            "4",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["flows_per_ring_edge"], 4);
+        assert_eq!(v["fluid_simulated"], true);
+        assert_eq!(
+            v["flow_rates_gbps"].as_array().unwrap().len(),
+            4 * one["flow_rates_gbps"].as_array().unwrap().len()
+        );
+        assert_eq!(
+            v["contention_free_allreduce_time_s"],
+            one["contention_free_allreduce_time_s"]
+        );
+        for bad in ["0", "65", "x"] {
+            let (code, _, err) = run_with(&[
+                "route",
+                &path,
+                "--algorithm",
+                "multi-flow-ecmp",
+                "--flows",
+                bad,
+            ]);
+            assert_eq!(code, 2, "{bad}: {err}");
+            assert!(err.contains("--flows"), "{err}");
+        }
     }
 
     #[test]
@@ -506,7 +572,7 @@ mod tests {
         let (code, _, err) = run_with(&["route", &path, "--algorithm", "magic"]);
         assert_eq!(code, 2);
         assert!(
-            err.contains("--algorithm: expected one of ecmp, greedy, greedy-capacity-aware, optimal, edge-coloring, annealing, got \"magic\""),
+            err.contains("--algorithm: expected one of ecmp, greedy, greedy-capacity-aware, optimal, edge-coloring, annealing, multi-flow-ecmp, got \"magic\""),
             "{err}"
         );
         let (code, _, err) = run_with(&["route", &path, &path]);

@@ -18,6 +18,7 @@ use crate::format::number;
 use crate::routing::annealing::annealing;
 use crate::routing::edge_coloring::edge_coloring;
 use crate::routing::exact::{optimize, Objective};
+use crate::routing::multipath::{split, LLAMA3_FLOWS};
 use crate::routing::scenario::{ClosNetwork, Host, Job, RouteError, RouteScenario};
 use crate::routing::{ecmp, greedy, Instance, Routing};
 use serde::{Deserialize, Serialize};
@@ -33,15 +34,19 @@ pub enum Policy {
     EdgeColoring,
     Annealing,
     Optimal,
+    /// ECMP over 16 flows per ring edge, each hashed on its own (`routing::multipath`): what
+    /// Llama 3's training did instead of a controller.
+    MultiFlowEcmp,
 }
 
 impl Policy {
-    pub const ALL: [Policy; 5] = [
+    pub const ALL: [Policy; 6] = [
         Policy::Ecmp,
         Policy::Greedy,
         Policy::EdgeColoring,
         Policy::Annealing,
         Policy::Optimal,
+        Policy::MultiFlowEcmp,
     ];
 
     pub fn key(self) -> &'static str {
@@ -51,6 +56,7 @@ impl Policy {
             Policy::EdgeColoring => "edge-coloring",
             Policy::Annealing => "annealing",
             Policy::Optimal => "optimal",
+            Policy::MultiFlowEcmp => "multi-flow-ecmp",
         }
     }
 
@@ -66,12 +72,23 @@ impl Policy {
             Policy::EdgeColoring => "edge colouring",
             Policy::Annealing => "annealing",
             Policy::Optimal => "optimal",
+            Policy::MultiFlowEcmp => "ECMP, 16 flows",
         }
     }
 
+    /// Flows per ring edge: [`LLAMA3_FLOWS`] for multi-flow ECMP, else 1.
+    pub fn subflows(self) -> u32 {
+        match self {
+            Policy::MultiFlowEcmp => LLAMA3_FLOWS,
+            _ => 1,
+        }
+    }
+
+    /// Routes on `inst`, already split into [`Policy::subflows`] per ring edge.
     fn route(self, inst: &Instance) -> Routing {
         match self {
-            Policy::Ecmp => ecmp(inst),
+            // Each sub-flow hashed on its own.
+            Policy::Ecmp | Policy::MultiFlowEcmp => ecmp(inst),
             Policy::Greedy => greedy(inst),
             Policy::EdgeColoring => edge_coloring(inst),
             Policy::Annealing => annealing(inst, 1, ANNEALING_MOVES),
@@ -168,9 +185,11 @@ impl SimOptions {
         }
     }
 
-    /// Whether routes wait for a controller (a delay is set and the policy has a controller).
+    /// Whether routes wait for a controller (a delay is set and the policy has a controller;
+    /// the ECMPs hash in the switches).
     fn delayed(&self) -> bool {
-        self.controller_delay_s > 0.0 && self.policy != Policy::Ecmp
+        self.controller_delay_s > 0.0
+            && !matches!(self.policy, Policy::Ecmp | Policy::MultiFlowEcmp)
     }
 }
 
@@ -581,7 +600,9 @@ impl SimRun {
             match r.phase {
                 Phase::Compute { until } if until <= t => {
                     r.phase = Phase::Comm;
-                    let bits = 2.0 * f64::from(job.ring_size - 1) * job.chunk_bytes * 8.0;
+                    // Each of a ring edge's sub-flows carries its share; rates are per sub-flow.
+                    let bits = 2.0 * f64::from(job.ring_size - 1) * job.chunk_bytes * 8.0
+                        / f64::from(opts.policy.subflows());
                     r.left = vec![bits; r.paths.len()];
                 }
                 Phase::Comm if r.left.iter().all(|b| *b <= 0.0) => {
@@ -628,7 +649,8 @@ impl SimRun {
         if !self.running.is_empty() && (self.full_reroute || !started.is_empty()) {
             #[cfg(not(target_arch = "wasm32"))]
             let clock = Instant::now();
-            let routed = route_all(&self.trace, &self.hosts, &self.failed, &self.running)?;
+            let routed = route_all(&self.trace, &self.hosts, &self.failed, &self.running)?
+                .split(self.opts.policy.subflows());
             let routing = routed.route(self.opts.policy);
             #[cfg(not(target_arch = "wasm32"))]
             {
@@ -789,6 +811,17 @@ struct Routed {
 }
 
 impl Routed {
+    /// The same jobs with every ring edge split into `k` sub-flows (`k = 1`: unchanged).
+    fn split(self, k: u32) -> Routed {
+        match k {
+            1 => self,
+            _ => Routed {
+                inst: self.inst.map(|i| split(&i, k)),
+                ..self
+            },
+        }
+    }
+
     /// The policy's routes for the jobs with live paths.
     fn route(&self, policy: Policy) -> Routing {
         self.inst

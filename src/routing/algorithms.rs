@@ -20,7 +20,10 @@ pub fn ecmp(inst: &Instance) -> Routing {
             .iter()
             .map(|f| {
                 f.inter_tor().then(|| {
-                    let key = (u64::from(f.src) << 32) | u64::from(f.dst);
+                    // A sub-flow of a split ring edge hashes apart from its siblings (sub-flow
+                    // 0, and every unsplit flow, as before the split existed).
+                    let key = ((u64::from(f.src) << 32) | u64::from(f.dst))
+                        ^ u64::from(f.sub).wrapping_mul(0x9e37_79b9_7f4a_7c15);
                     f.candidates[(splitmix64(key) % f.candidates.len() as u64) as usize]
                 })
             })

@@ -283,7 +283,7 @@ impl Search {
                                     .iter()
                                     .map(|&f| x[f])
                                     .fold(f64::INFINITY, f64::min);
-                                ring_time_s(ring.flows.len(), *chunk, m)
+                                ring_time_s(ring.members, *chunk, m)
                             })
                         })
                         .fold(0.0, f64::max),
@@ -682,7 +682,7 @@ fn order_and_classes(inst: &Instance) -> (Vec<usize>, Vec<Option<usize>>) {
         let rings = &inst.jobs[j].1;
         rings
             .iter()
-            .all(|&r| inst.rings[r].flows.len() == inst.rings[rings[0]].flows.len())
+            .all(|&r| inst.rings[r].members == inst.rings[rings[0]].members)
     };
     let key = |id: usize| {
         let f = &inst.flows[id];

@@ -97,7 +97,7 @@ impl FluidRun {
                 continue;
             }
             self.step[r] += 1;
-            if self.step[r] == 2 * (ring.flows.len() - 1) {
+            if self.step[r] == 2 * (ring.members - 1) {
                 self.ring_done_at[r] = self.t;
             } else {
                 for &f in &ring.flows {

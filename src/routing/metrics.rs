@@ -118,14 +118,19 @@ pub fn measure_static(inst: &Instance, routing: &Routing) -> Metrics {
         .map(|(chunk, rings)| {
             rings
                 .iter()
-                .map(|&r| ring_time_s(inst.rings[r].flows.len(), *chunk, ring_min(r)))
+                .map(|&r| ring_time_s(inst.rings[r].members, *chunk, ring_min(r)))
                 .fold(0.0, f64::max)
         })
         .collect();
     let contention_free: Vec<f64> = (0..inst.jobs.len())
         .map(|j| {
             let n = inst.ring_sizes(j).max().unwrap_or(0);
-            ring_time_s(n, inst.jobs[j].0, fabric.nic_gbps)
+            // The whole chunk at the NIC's rate, however many sub-flows carry it.
+            ring_time_s(
+                n,
+                inst.jobs[j].0 * f64::from(inst.subflows),
+                fabric.nic_gbps,
+            )
         })
         .collect();
     let max = |v: &[f64]| v.iter().copied().fold(0.0, f64::max);

@@ -16,6 +16,7 @@ pub mod lex_count;
 pub mod lex_seed;
 mod max_flow;
 pub mod metrics;
+pub mod multipath;
 pub mod paper_jobs;
 pub mod rates;
 pub mod scenario;

@@ -262,6 +262,9 @@ pub struct Flow {
     pub dst_index: usize,
     /// Live spines connecting the ToRs, ascending; empty for an intra-ToR flow.
     pub candidates: Vec<u32>,
+    /// Which of its ring edge's parallel sub-flows this is: 0 unless the instance is split
+    /// (`multipath`), where the hash of multi-flow ECMP takes it in.
+    pub sub: u32,
 }
 
 impl Flow {
@@ -286,6 +289,8 @@ impl Flow {
 pub struct Ring {
     pub job: usize,
     pub flows: Vec<usize>,
+    /// The hosts on the ring (its flows number `members` times the sub-flows per edge).
+    pub members: usize,
 }
 
 /// A validated scenario: the fabric, the flows in id order and the rings.
@@ -294,8 +299,11 @@ pub struct Instance {
     pub fabric: Fabric,
     pub flows: Vec<Flow>,
     pub rings: Vec<Ring>,
-    /// Per job: chunk bytes, ring indices.
+    /// Per job: the bytes each flow sends per ring step (a sub-flow's share when split), ring
+    /// indices.
     pub jobs: Vec<(f64, Vec<usize>)>,
+    /// Parallel sub-flows per ring edge (1 unless split by `multipath::split`).
+    pub subflows: u32,
 }
 
 impl Instance {
@@ -310,7 +318,7 @@ impl Instance {
 
     /// The sizes of job `j`'s rings.
     pub fn ring_sizes(&self, j: usize) -> impl Iterator<Item = usize> + '_ {
-        self.jobs[j].1.iter().map(|&r| self.rings[r].flows.len())
+        self.jobs[j].1.iter().map(|&r| self.rings[r].members)
     }
 }
 
@@ -490,10 +498,15 @@ impl RouteScenario {
                         src_index: a,
                         dst_index: b,
                         candidates,
+                        sub: 0,
                     });
                     ids.push(id);
                 }
-                rings.push(Ring { job: j, flows: ids });
+                rings.push(Ring {
+                    job: j,
+                    members: ids.len(),
+                    flows: ids,
+                });
                 ring_ids.push(ring_index);
             }
             jobs.push((chunk, ring_ids));
@@ -503,6 +516,7 @@ impl RouteScenario {
             flows,
             rings,
             jobs,
+            subflows: 1,
         })
     }
 }

@@ -13,6 +13,7 @@ use super::exact::{ExactRun, Objective};
 use super::fluid::FluidRun;
 use super::generate::{generate, GenerateError, Placement};
 use super::metrics::{measure_static, Metrics, Routing};
+use super::multipath::{ecmp_multiflow, fluid_simulated, LLAMA3_FLOWS};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 use crate::form::typed::Kind;
@@ -418,6 +419,9 @@ pub struct Routed {
     pub efficiency_fluid: f64,
     /// For the optimizer: whether it proved optimality within its node budget.
     pub proven: Option<bool>,
+    /// False when the fluid times are the static ones (multi-flow ECMP beyond
+    /// `multipath::FLUID_LIMIT` sub-flows).
+    pub fluid_simulated: bool,
 }
 
 impl Routed {
@@ -428,6 +432,7 @@ impl Routed {
             efficiency_fluid: efficiency_of(&metrics, EtaBasis::Fluid),
             metrics,
             proven,
+            fluid_simulated: true,
         }
     }
 }
@@ -524,6 +529,8 @@ pub struct RouteStudyRun {
     setup: RouteSetup,
     scenario: RouteScenario,
     instance: Instance,
+    /// The instance split into sub-flows, once multi-flow ECMP has routed it.
+    split: Option<Instance>,
     routed: Vec<Routed>,
     failures: FailureCurve,
     stage: Stage,
@@ -549,6 +556,7 @@ impl RouteStudyRun {
             setup: setup.clone(),
             scenario,
             instance,
+            split: None,
             routed: Vec::new(),
             failures: FailureCurve {
                 failed: Vec::new(),
@@ -582,6 +590,11 @@ impl RouteStudyRun {
                     Algorithm::GreedyCapacityAware => greedy_capacity_aware(inst),
                     Algorithm::EdgeColoring => edge_coloring(inst),
                     Algorithm::Annealing => annealing(inst, 1, DEFAULT_MOVES),
+                    Algorithm::MultiFlowEcmp => {
+                        let (split, r) = ecmp_multiflow(inst, LLAMA3_FLOWS);
+                        self.split = Some(split);
+                        r
+                    }
                 };
                 self.routed_static(k, &r, None)
             }
@@ -598,15 +611,12 @@ impl RouteStudyRun {
             }
             Stage::Fluid(k, mut run) => {
                 let events = usize::try_from(nodes / 64).unwrap_or(usize::MAX).max(1);
+                let inst = routed_on(inst, &self.split, k);
                 if run.step(inst, events) {
                     let r = &mut self.routed[k];
                     let metrics = r.metrics.clone().with_fluid(run.times(inst));
                     *r = Routed::new(r.name, metrics, r.proven);
-                    if k + 1 < Algorithm::ALL.len() {
-                        Stage::Route(k + 1)
-                    } else {
-                        Stage::SweepStart(0)
-                    }
+                    self.after_fluid(k)
                 } else {
                     Stage::Fluid(k, run)
                 }
@@ -679,10 +689,27 @@ impl RouteStudyRun {
     }
 
     /// Add algorithm `k`'s routing with its static metrics; its fluid simulation comes next.
+    /// What follows algorithm `k`'s fluid simulation: the next algorithm, or the sweep.
+    fn after_fluid(&self, k: usize) -> Stage {
+        if k + 1 < Algorithm::ALL.len() {
+            Stage::Route(k + 1)
+        } else {
+            Stage::SweepStart(0)
+        }
+    }
+
     fn routed_static(&mut self, k: usize, r: &Routing, proven: Option<bool>) -> Stage {
-        let inst = &self.instance;
+        let inst = routed_on(&self.instance, &self.split, k);
+        let metrics = measure_static(inst, r);
+        if inst.subflows > 1 && !fluid_simulated(inst) {
+            let times = metrics.job_allreduce_time_static_s.clone();
+            let mut routed = Routed::new(study_label(k), metrics.with_fluid(times), proven);
+            routed.fluid_simulated = false;
+            self.routed.push(routed);
+            return self.after_fluid(k);
+        }
         self.routed
-            .push(Routed::new(study_label(k), measure_static(inst, r), proven));
+            .push(Routed::new(study_label(k), metrics, proven));
         Stage::Fluid(k, Box::new(FluidRun::new(inst, r.paths(inst))))
     }
 
@@ -768,6 +795,14 @@ impl RouteStudyRun {
             routed: self.routed,
             failures: self.failures,
         }
+    }
+}
+
+/// The instance algorithm `k` routes: the split one for multi-flow ECMP.
+fn routed_on<'a>(instance: &'a Instance, split: &'a Option<Instance>, k: usize) -> &'a Instance {
+    match (Algorithm::ALL[k], split) {
+        (Algorithm::MultiFlowEcmp, Some(s)) => s,
+        _ => instance,
     }
 }
 
@@ -878,7 +913,7 @@ mod tests {
             .filter(|p| *p != RoutePreset::PaperMix)
         {
             let s = route_study(&p.setup()).unwrap();
-            assert_eq!(s.routed.len(), 6);
+            assert_eq!(s.routed.len(), 7);
             let make = |i: usize| s.routed[i].metrics.makespan_static_s;
             assert!(make(1) <= make(0) * (1.0 + 1e-9), "{p:?}");
             assert!(make(3) <= make(1) * (1.0 + 1e-9), "{p:?}");

@@ -14,6 +14,7 @@ use crate::charts::tables::RouteChart;
 use crate::form::typed::summary;
 use crate::format::duration_ns;
 use crate::format::usd;
+use crate::routing::multipath::FLUID_LIMIT;
 use crate::routing::study::{
     study_label, RouteField, RouteLink, RoutePreset, RouteSetup, RouteStudy, RouteStudyRun,
 };
@@ -322,7 +323,11 @@ fn RoutingView(
                                 Some(false) => " · best found within the node budget (not proven)",
                                 None => "",
                             };
-                            format!("fluid {} · contention-free {}{proof}", duration_ns(r.metrics.makespan_fluid_s * 1e9), duration_ns(cf * 1e9))
+                            let fluid = match r.fluid_simulated {
+                                true => format!("fluid {}", duration_ns(r.metrics.makespan_fluid_s * 1e9)),
+                                false => format!("fluid not simulated beyond {FLUID_LIMIT} sub-flows"),
+                            };
+                            format!("{fluid} · contention-free {}{proof}", duration_ns(cf * 1e9))
                         })}
                     </dd>
                 </div>
@@ -331,7 +336,7 @@ fn RoutingView(
                     <dd data-testid="route-ms" data-value=move || runner.compute_ms.get().map(|v| v.to_string()).unwrap_or_default()>
                         {move || runner.compute_ms.get().map_or("…".into(), |v| format!("{v:.1} ms"))}
                     </dd>
-                    <dd class="hint">"all six algorithms, rates, fluid simulation and the failure sweep, a slice per frame"</dd>
+                    <dd class="hint">{format!("all {} algorithms, rates, fluid simulation and the failure sweep, a slice per frame", Algorithm::ALL.len())}</dd>
                 </div>
             </dl>
             {move || {
@@ -349,6 +354,15 @@ fn RoutingView(
                     })
                     .collect_view()}
             </div>
+            <details class="algorithm-definitions" data-testid="route-definitions">
+                <summary>"How each algorithm routes, beside the paper's authors' code"</summary>
+                <dl>
+                    {Algorithm::ALL
+                        .into_iter()
+                        .map(|a| view! { <dt>{a.label()}</dt><dd>{a.definition()}</dd> })
+                        .collect_view()}
+                </dl>
+            </details>
         </section>
     }
 }

@@ -76,9 +76,9 @@ pub(super) fn chain_seed(inst: &Instance, g: &PairGraph) -> Option<Routing> {
     // Step 3: pair the loose items at each side across pairs. partner[(flow, end)].
     let mut partner: std::collections::HashMap<(usize, usize), usize> = Default::default();
     let mut extra_cycles: Vec<(usize, usize, usize)> = Vec::new();
-    for x in 0..2 * t {
+    for (x, at_x) in of_side.iter().enumerate() {
         let mut items: Vec<(usize, usize)> = Vec::new(); // (pair, flow id)
-        for &(e, end) in &of_side[x] {
+        for &(e, end) in at_x {
             if p[e] % 2 == 1 {
                 items.push((e, flow_of(e, p[e] - 1)));
             }

@@ -47,14 +47,19 @@ pub fn draw_route_loads<DB: DrawingBackend>(
     let Some(routed) = study.routed.get(which) else {
         return area.present();
     };
-    let inst = &study.instance;
-    let fabric = &inst.fabric;
-    let loads = crate::routing::Routing(
-        (0..inst.flows.len())
-            .map(|i| routed.metrics.routing.get(&i).copied())
-            .collect(),
-    )
-    .loads(inst);
+    let fabric = &study.instance.fabric;
+    // From the measured loads by link name: a multi-flow routing is over the split instance.
+    let loads: Vec<u32> = (0..fabric.capacity.len())
+        .map(|e| match fabric.is_spine_link(e) {
+            true => routed
+                .metrics
+                .link_loads
+                .get(&fabric.link_name(e))
+                .copied()
+                .unwrap_or(0),
+            false => 0,
+        })
+        .collect();
     let ratio = |e: usize| fabric.capacity[e].map(|c| f64::from(loads[e]) / c);
     let top = (0..2 * (fabric.num_tors * fabric.num_spines) as usize)
         .filter_map(ratio)
@@ -80,10 +85,16 @@ pub fn draw_route_loads<DB: DrawingBackend>(
             crate::routing::scenario::LinkKind::Down => fabric.down(o.tor, o.spine),
         })
         .collect();
-    let title = format!(
-        "Flows per ToR-spine link, {} (max {})",
-        routed.name, routed.metrics.max_link_load
-    );
+    let title = match routed.subflows {
+        1 => format!(
+            "Flows per ToR-spine link, {} (max {})",
+            routed.name, routed.metrics.max_link_load
+        ),
+        k => format!(
+            "Sub-flows (1/{k} of a flow) per ToR-spine link, {} (max {})",
+            routed.name, routed.metrics.max_link_load
+        ),
+    };
     let font = ("sans-serif", style.font(15.0))
         .into_font()
         .color(&palette::INK);

@@ -422,6 +422,8 @@ pub struct Routed {
     /// False when the fluid times are the static ones (multi-flow ECMP beyond
     /// `multipath::FLUID_LIMIT` sub-flows).
     pub fluid_simulated: bool,
+    /// Sub-flows per ring edge (multi-flow ECMP): its routing, loads and rates are theirs.
+    pub subflows: u32,
 }
 
 impl Routed {
@@ -433,6 +435,7 @@ impl Routed {
             metrics,
             proven,
             fluid_simulated: true,
+            subflows: 1,
         }
     }
 }
@@ -615,7 +618,10 @@ impl RouteStudyRun {
                 if run.step(inst, events) {
                     let r = &mut self.routed[k];
                     let metrics = r.metrics.clone().with_fluid(run.times(inst));
-                    *r = Routed::new(r.name, metrics, r.proven);
+                    *r = Routed {
+                        subflows: r.subflows,
+                        ..Routed::new(r.name, metrics, r.proven)
+                    };
                     self.after_fluid(k)
                 } else {
                     Stage::Fluid(k, run)
@@ -701,16 +707,22 @@ impl RouteStudyRun {
     fn routed_static(&mut self, k: usize, r: &Routing, proven: Option<bool>) -> Stage {
         let inst = routed_on(&self.instance, &self.split, k);
         let metrics = measure_static(inst, r);
-        if inst.subflows > 1 && !fluid_simulated(inst) {
-            let times = metrics.job_allreduce_time_static_s.clone();
-            let mut routed = Routed::new(study_label(k), metrics.with_fluid(times), proven);
-            routed.fluid_simulated = false;
-            self.routed.push(routed);
-            return self.after_fluid(k);
+        let simulate = inst.subflows == 1 || fluid_simulated(inst);
+        let metrics = match simulate {
+            true => metrics,
+            false => {
+                let times = metrics.job_allreduce_time_static_s.clone();
+                metrics.with_fluid(times)
+            }
+        };
+        let mut routed = Routed::new(study_label(k), metrics, proven);
+        routed.fluid_simulated = simulate;
+        routed.subflows = inst.subflows;
+        self.routed.push(routed);
+        match simulate {
+            true => Stage::Fluid(k, Box::new(FluidRun::new(inst, r.paths(inst)))),
+            false => self.after_fluid(k),
         }
-        self.routed
-            .push(Routed::new(study_label(k), metrics, proven));
-        Stage::Fluid(k, Box::new(FluidRun::new(inst, r.paths(inst))))
     }
 
     /// The sweep's point at `failed` failed spines, or the end when the fabric has no such point
@@ -914,6 +926,12 @@ mod tests {
         {
             let s = route_study(&p.setup()).unwrap();
             assert_eq!(s.routed.len(), 7);
+            // Multi-flow ECMP: 16 sub-flows per ring edge, each on one up and one down link.
+            let multi = &s.routed[6];
+            let inter = s.instance.flows.iter().filter(|f| f.inter_tor()).count() as u32;
+            assert_eq!(multi.subflows, 16);
+            assert_eq!(multi.metrics.link_loads.values().sum::<u32>(), 2 * 16 * inter);
+            assert_eq!(s.routed[0].subflows, 1);
             let make = |i: usize| s.routed[i].metrics.makespan_static_s;
             assert!(make(1) <= make(0) * (1.0 + 1e-9), "{p:?}");
             assert!(make(3) <= make(1) * (1.0 + 1e-9), "{p:?}");

@@ -303,12 +303,19 @@ fn RoutingView(
                     <dd data-testid="route-min-rate" data-value=move || chosen().map(|r| r.metrics.min_flow_rate_gbps.to_string()).unwrap_or_default()>
                         {move || chosen().map_or("—".into(), |r| format!("{:.1} Gbps", r.metrics.min_flow_rate_gbps))}
                     </dd>
-                    <dd class="hint">{move || chosen().map(|r| format!(
-                        "max {} flow{} on a link; routing efficiency η = {:.3}",
-                        r.metrics.max_link_load,
-                        if r.metrics.max_link_load == 1 { "" } else { "s" },
-                        r.efficiency
-                    ))}</dd>
+                    <dd class="hint">{move || chosen().map(|r| match r.subflows {
+                        1 => format!(
+                            "max {} flow{} on a link; routing efficiency η = {:.3}",
+                            r.metrics.max_link_load,
+                            if r.metrics.max_link_load == 1 { "" } else { "s" },
+                            r.efficiency
+                        ),
+                        k => format!(
+                            "per sub-flow (1/{k} of a flow); max {} sub-flows on a link; routing efficiency η = {:.3}",
+                            r.metrics.max_link_load,
+                            r.efficiency
+                        ),
+                    })}</dd>
                 </div>
                 <div class="metric">
                     <dt>"All-Reduce " {super::term::term("makespan", "makespan")} " (static)"</dt>

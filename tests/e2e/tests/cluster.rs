@@ -159,7 +159,7 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
             .await;
         assert_eq!(
             policies,
-            serde_json::json!([true, true, false, false, false])
+            serde_json::json!([true, true, false, false, false, false])
         );
         b.click("cluster-cancel").await;
         b.click("view-design").await;

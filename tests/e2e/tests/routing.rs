@@ -14,8 +14,14 @@ fn the_routing_view_matches_the_core() {
         b.click("view-routing").await;
         b.wait_testid("routing-view").await;
         let three = route_study(&RoutePreset::ThreeJobs.setup()).unwrap();
-        // Greedy is shown first; then ECMP and the optimizer.
-        for (value, i) in [("greedy", 1), ("ecmp", 0), ("optimal", 3)] {
+        // Greedy is shown first; then ECMP, the optimizer and multi-flow ECMP (measured on the
+        // split instance, as the core measures it).
+        for (value, i) in [
+            ("greedy", 1),
+            ("ecmp", 0),
+            ("optimal", 3),
+            ("multi-flow-ecmp", 6),
+        ] {
             b.select("route-algorithm", value).await;
             let m = &three.routed[i].metrics;
             b.wait_value("route-min-rate", |v| close(v, m.min_flow_rate_gbps))
@@ -47,6 +53,15 @@ fn the_routing_view_matches_the_core() {
             assert!(w >= 400 && h >= 200, "{chart} is {w}x{h}");
             assert!(ink > 3_000, "{chart} looks blank: {ink}");
         }
+        // How each algorithm routes, beside the authors' code: one entry per algorithm.
+        let defs = b
+            .js("return [...document.querySelectorAll('[data-testid=route-definitions] dd')].map(d => d.textContent);")
+            .await;
+        let defs = defs.as_array().unwrap();
+        assert_eq!(defs.len(), libra_studio::routing::Algorithm::ALL.len());
+        assert!(defs
+            .iter()
+            .any(|d| d.as_str().unwrap().contains("authors' rule exactly")));
         b.screenshot("app-routing").await;
         // Every chart of the view exports, drawn as the core draws it (the heatmap of the
         // algorithm shown).

@@ -177,7 +177,8 @@ fn RoutingView(
                 "ECMP hashes flows onto spines; the paper's greedy spreads them by counting flows per link, "
                 "edge colouring gives each spine a matching of the flows (the fewest flows per link there can be "
                 "when every flow may use every spine), annealing improves random moves "
-                "(arXiv 2503.05324). "
+                "(arXiv 2503.05324); what practice does instead is ECMP over 16 flows per ring edge "
+                "(Llama 3). How each one routes is under the charts. "
                 <span data-testid="route-fabric">{move || setup.with(RouteSetup::fabric_summary)}</span>
             </p>
             <div class="route-form">

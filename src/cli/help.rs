@@ -207,7 +207,7 @@ Usage: libra-studio trace [options] > trace.json
         page: "\
 Usage: libra-studio simulate TRACE.json [options]   (`-`: standard input)
 
-  --policy ecmp|greedy|edge-coloring|annealing|optimal   (default greedy)
+  --policy ecmp|greedy|edge-coloring|annealing|optimal|multi-flow-ecmp   (default greedy)
   --reroute arrival|every:SECONDS|never                 when the controller recomputes routes
   --placement whole-tors|scattered                      (default whole-tors)
   --controller-delay S    routes take effect S seconds after their trigger (default 0)

@@ -181,7 +181,7 @@ struct SweepReport<'a> {
     rows: &'a [crate::cluster::sweep::SweepRow],
 }
 
-/// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal
+/// `simulate TRACE.json --policy ecmp|greedy|edge-coloring|annealing|optimal|multi-flow-ecmp
 /// [--reroute arrival|every:SECONDS|never] [--placement whole-tors|scattered] [--timeline]`.
 pub fn simulate_cmd(args: &[OsString]) -> Result<String, Failure> {
     let args = Args::parse(

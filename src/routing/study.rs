@@ -930,7 +930,10 @@ mod tests {
             let multi = &s.routed[6];
             let inter = s.instance.flows.iter().filter(|f| f.inter_tor()).count() as u32;
             assert_eq!(multi.subflows, 16);
-            assert_eq!(multi.metrics.link_loads.values().sum::<u32>(), 2 * 16 * inter);
+            assert_eq!(
+                multi.metrics.link_loads.values().sum::<u32>(),
+                2 * 16 * inter
+            );
             assert_eq!(s.routed[0].subflows, 1);
             let make = |i: usize| s.routed[i].metrics.makespan_static_s;
             assert!(make(1) <= make(0) * (1.0 + 1e-9), "{p:?}");

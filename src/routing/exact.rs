@@ -13,7 +13,7 @@
 
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware, group_order, visit_order};
 use super::edge_coloring::edge_coloring;
-use super::lex_count::CountBound;
+use super::lex_count::{uniform_capacity, CountBound};
 use super::metrics::{rates, ring_time_s, Routing};
 use super::rates::max_min_rates;
 use super::scenario::Instance;
@@ -844,6 +844,16 @@ fn crowded_tor_s(inst: &Instance, cap: &[f64]) -> f64 {
     bound
 }
 
+/// The least fair share `min c_e / n_e` over the loaded spine links (None when none is loaded).
+fn least_fair_share(inst: &Instance, loads: &[u32]) -> Option<f64> {
+    let fabric = &inst.fabric;
+    let spine_links = 2 * (fabric.num_tors * fabric.num_spines) as usize;
+    (0..spine_links)
+        .filter(|e| loads[*e] > 0)
+        .filter_map(|e| fabric.capacity[e].map(|c| c / f64::from(loads[e])))
+        .reduce(f64::min)
+}
+
 /// Find the best routing for `objective`, exploring at most `node_budget` nodes.
 pub fn optimize(inst: &Instance, objective: Objective, node_budget: u64) -> Optimum {
     optimize_watched(inst, objective, node_budget, &mut |_| true)
@@ -882,9 +892,14 @@ impl ExactRun {
     pub fn new(inst: &Instance, objective: Objective, node_budget: u64) -> ExactRun {
         let search = Search::new(inst, objective, node_budget);
         let prelude = if matches!(objective, Objective::FlowLex | Objective::JobLex) {
-            // The least possible max load, proven, gives the flow-lex optimum's least rate.
+            // The least possible max load (on uneven links, max normalized load), proven, gives
+            // the flow-lex optimum's least rate.
+            let least = match uniform_capacity(inst) {
+                Some(_) => Objective::MinMaxLinkLoad,
+                None => Objective::MinMaxNormalizedLoad,
+            };
             Some(Box::new(ExactRun {
-                search: search.like(Objective::MinMaxLinkLoad, node_budget.clamp(1, 200_000)),
+                search: search.like(least, node_budget.clamp(1, 200_000)),
                 prelude: None,
                 delegate: None,
             }))
@@ -913,8 +928,13 @@ impl ExactRun {
                 p.optimum(inst)
             });
             if let Some(least) = least.filter(|l| l.proven) {
-                let k = least.routing.loads(inst).iter().copied().max().unwrap_or(0);
-                let count = CountBound::new(inst, k);
+                let loads = least.routing.loads(inst);
+                let count = match uniform_capacity(inst) {
+                    Some(_) => CountBound::new(inst, loads.iter().copied().max().unwrap_or(0)),
+                    None => {
+                        least_fair_share(inst, &loads).and_then(|z1| CountBound::at_rate(inst, z1))
+                    }
+                };
                 if self.search.objective == Objective::FlowLex {
                     self.search.count = count;
                 } else if count.as_ref().is_some_and(|cb| cb.every_job_at_z1(inst)) {
@@ -1247,6 +1267,49 @@ mod tests {
             jobs.join(",")
         );
         RouteScenario::from_json(&text).unwrap().instance().ok()
+    }
+
+    #[test]
+    fn on_uneven_links_the_counting_bound_keeps_the_flow_lex_optimum() {
+        // The contended instances with one or two spine links degraded to 25, 50 or 75 Gbps:
+        // the search (whose prelude now proves the least max normalized load and counts at
+        // that rate) against every routing.
+        let (mut checked, mut counted) = (0, 0);
+        for seed in 0..160u64 {
+            let Some(mut inst) = contended(seed) else {
+                continue;
+            };
+            let spine_links = 2 * (inst.fabric.num_tors * inst.fabric.num_spines) as u64;
+            let pick = |k: u64| crate::routing::splitmix64(seed * 31 + k);
+            for k in 0..1 + pick(9) % 2 {
+                let e = (pick(k) % spine_links) as usize;
+                inst.fabric.capacity[e] = Some([25.0, 50.0, 75.0][(pick(k + 5) % 3) as usize]);
+            }
+            let all = all_routings(&inst);
+            if all.len() > 4096 {
+                continue;
+            }
+            let best = all
+                .iter()
+                .map(|r| sorted(rates(&inst, r)))
+                .max_by(|a, b| cmp_lex(a, b))
+                .unwrap();
+            let opt = optimize(&inst, Objective::FlowLex, 10_000_000);
+            assert!(opt.proven, "seed {seed}");
+            let got = sorted(rates(&inst, &opt.routing));
+            assert_eq!(cmp_lex(&got, &best), Ordering::Equal, "seed {seed}");
+            checked += 1;
+            if let Some(cb) = CountBound::at_rate(&inst, best[0]) {
+                counted += 1;
+                // Never above the optimum's count at its least rate.
+                assert!(cb.root <= cb.profile(&best).0, "seed {seed}");
+            }
+        }
+        eprintln!("{checked} uneven instances checked, {counted} with the counting bound");
+        assert!(
+            checked >= 150 && counted >= 80,
+            "{checked} checked, {counted} counted"
+        );
     }
 
     #[test]

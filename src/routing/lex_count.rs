@@ -1,17 +1,18 @@
-//! A counting bound for the flow-lex optimizer on fabrics whose live spine links all have one
-//! capacity `c` and whose NICs carry one flow each way (docs/routing.md 3.4 leaves the bounds open
-//! beyond water-filling; this one is ours).
+//! A counting bound for the flow-lex optimizer on fabrics whose NICs carry one flow each way
+//! (docs/routing.md 3.4 leaves the bounds open beyond water-filling; this one is ours).
 //!
-//! Let `k` be the least possible max link load (the authors' ILP, proven first). Every flow-lex
-//! optimum has least rate `z1 = c / k`: routings with a load above `k` have a smaller minimum.
-//! With max load `k`, max-min fairness gives every flow at least the equal share of its links, so
-//! the flows at `z1` are exactly those on a link carrying `k` flows, and every other flow gets
-//! more. Flow-lex then first minimizes how many flows sit on full links. A lower bound on that
-//! count at a partial routing: the flows already on full links, plus, per ToR side, the flows that
-//! join them when the side's unassigned flows overflow its links' spare places below `k`: each
-//! overflowing flow makes one more link full, which puts `k` flows at `z1` (fewer when some are
-//! already counted); the cheapest links are taken. A flow sits on two sides, so the sides' counts
-//! are halved, or their largest taken.
+//! Let `z1` be the least rate of every flow-lex optimum: on links of one capacity `c`, `c / k`
+//! with `k` the least possible max link load (the authors' ILP, proven first); on uneven links,
+//! the largest least fair share `min_e c_e / n_e` over routings (the least max normalized load,
+//! proven first). A link `e` then carries at most `floor(c_e / z1)` flows, and its flows run at
+//! exactly `z1` when it carries `c_e / z1` of them (it is full; a link whose `c_e / z1` is not
+//! whole can never be). Max-min fairness gives every flow at least the least fair share of its
+//! links, so the flows at `z1` are exactly those on a full link, and flow-lex first minimizes how
+//! many there are. A lower bound on that count at a partial routing: the flows already on full
+//! links, plus, per ToR side, the flows that join them when the side's unassigned flows overflow
+//! its links' places below full: each overflowing flow makes one more link full, which puts its
+//! `c_e / z1` flows at `z1` (fewer when some are already counted); the cheapest links are taken. A
+//! flow sits on two sides, so the sides' counts are halved, or their largest taken.
 
 use super::max_flow::FlowGraph;
 use super::scenario::Instance;
@@ -19,15 +20,30 @@ use super::scenario::Instance;
 /// Relative tolerance of rate comparisons.
 const TOL: f64 = 1e-9;
 
+/// The one capacity of the live spine links, if they have one.
+pub fn uniform_capacity(inst: &Instance) -> Option<f64> {
+    let fabric = &inst.fabric;
+    let spine_links = 2 * (fabric.num_tors * fabric.num_spines) as usize;
+    let mut caps = fabric.capacity[..spine_links].iter().flatten();
+    let c = *caps.next()?;
+    caps.all(|x| (x - c).abs() <= TOL * c).then_some(c)
+}
+
 /// The counting bound's data for one instance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountBound {
-    /// The least possible max link load.
-    pub k: u32,
-    /// The least rate of every flow-lex optimum, `c / k`.
+    /// The least rate of every flow-lex optimum.
     pub z1: f64,
-    /// The largest rate any flow can get: `min(nic, c)` for inter-ToR flows.
+    /// The largest rate any flow can get: `min(nic, c)` for inter-ToR flows, `c` the largest
+    /// live link capacity.
     pub top: f64,
+    /// Per link: the most flows it carries with each at `z1` or more (`floor(c_e / z1)`;
+    /// unbounded for the NIC links, whose flows are alone).
+    most: Vec<u32>,
+    /// Per link: whether `most` flows on it run at exactly `z1` (it can be full).
+    can_fill: Vec<bool>,
+    /// When every live spine link is full at the same `k` flows (one capacity).
+    uniform_k: Option<u32>,
     /// The source and destination ToR of each inter-ToR flow.
     tors_of: Vec<Option<(u32, u32)>>,
     num_tors: u32,
@@ -39,19 +55,25 @@ pub struct CountBound {
 }
 
 impl CountBound {
-    /// The bound's data, when the instance qualifies: equal live spine capacities, one flow per
-    /// NIC direction, `k >= 2` and NICs faster than `c / k`.
+    /// The bound's data on links of one capacity `c` whose least possible max load is `k`
+    /// (`z1 = c / k`), when the instance qualifies: `k >= 2`, one flow per NIC direction and NICs
+    /// faster than `z1`.
     pub fn new(inst: &Instance, k: u32) -> Option<CountBound> {
+        let c = uniform_capacity(inst)?;
+        if k < 2 {
+            return None;
+        }
+        CountBound::at_rate(inst, c / f64::from(k))
+    }
+
+    /// The bound's data for a least rate `z1` proven on any capacities, when the instance
+    /// qualifies: one flow per NIC direction, NICs faster than `z1`, and some link that can be
+    /// full at `z1` with at least 2 flows.
+    pub fn at_rate(inst: &Instance, z1: f64) -> Option<CountBound> {
         let fabric = &inst.fabric;
         let (t, s) = (fabric.num_tors, fabric.num_spines);
         let spine_links = 2 * (t * s) as usize;
-        let caps: Vec<f64> = fabric.capacity[..spine_links]
-            .iter()
-            .flatten()
-            .copied()
-            .collect();
-        let c = *caps.first()?;
-        if k < 2 || caps.iter().any(|x| (x - c).abs() > TOL * c) {
+        if !(z1.is_finite() && z1 > 0.0) {
             return None;
         }
         let hosts = fabric.hosts.len();
@@ -60,14 +82,33 @@ impl CountBound {
             out_deg[f.src_index] += 1;
             in_deg[f.dst_index] += 1;
         }
-        let z1 = c / f64::from(k);
         if out_deg.iter().chain(&in_deg).any(|d| *d > 1) || fabric.nic_gbps <= z1 * (1.0 + TOL) {
             return None;
         }
+        let mut most = vec![u32::MAX; fabric.capacity.len()];
+        let mut can_fill = vec![false; fabric.capacity.len()];
+        let mut widest = 0.0f64;
+        for e in 0..spine_links {
+            let c = fabric.capacity[e].unwrap_or(0.0);
+            widest = widest.max(c);
+            let m = (c / z1 * (1.0 + TOL)).floor().min(f64::from(u32::MAX - 1));
+            most[e] = m as u32;
+            can_fill[e] = m >= 1.0 && (c / m - z1).abs() <= TOL * z1;
+        }
+        let live = |e: usize| fabric.capacity[e].is_some();
+        let fills: Vec<u32> = (0..spine_links)
+            .filter(|e| live(*e) && can_fill[*e])
+            .map(|e| most[e])
+            .collect();
+        if !fills.iter().any(|m| *m >= 2) {
+            return None;
+        }
+        let uniform_k = (fills.len() == (0..spine_links).filter(|e| live(*e)).count()
+            && fills.iter().all(|m| *m == fills[0]))
+        .then_some(fills[0]);
         // Side 2t is ToR t's up side, 2t + 1 its down side.
         let side_links = (0..t)
             .flat_map(|tor| {
-                let live = |e: usize| fabric.capacity[e].is_some();
                 [
                     (0..s)
                         .map(|sp| fabric.up(tor, sp))
@@ -86,9 +127,11 @@ impl CountBound {
             .map(|f| f.inter_tor().then_some((f.src_tor, f.dst_tor)))
             .collect();
         let mut cb = CountBound {
-            k,
             z1,
-            top: fabric.nic_gbps.min(c),
+            top: fabric.nic_gbps.min(widest),
+            most,
+            can_fill,
+            uniform_k,
             tors_of,
             num_tors: t,
             num_spines: s,
@@ -101,20 +144,28 @@ impl CountBound {
                 &vec![None; inst.flows.len()],
             )
             .unwrap_or(usize::MAX);
-        if k == 2 {
+        if uniform_k == Some(2) {
             cb.root = cb.root.max(cb.pairing_bound());
         }
         Some(cb)
     }
 
+    /// How many flows link `e` holds below full: `most - 1` if it can be full, else `most`.
+    fn below_full(&self, e: usize) -> u32 {
+        match self.can_fill[e] {
+            true => self.most[e].saturating_sub(1),
+            false => self.most[e],
+        }
+    }
+
     /// A lower bound on the number of flows at `z1` in every completion of the partial routing
-    /// (`routing`, with link `load`s) whose max load is at most `k`; None when the partial routing
-    /// already has a load above `k` (its completions have a least rate below `z1`).
+    /// (`routing`, with link `load`s) that keep every flow at `z1` or more; None when the partial
+    /// routing already has a link above its `most` (its completions have a least rate below `z1`).
     pub fn bound(&self, load: &[u32], routing: &[Option<u32>]) -> Option<usize> {
-        let k = self.k;
-        if load.iter().any(|n| *n > k) {
+        if load.iter().zip(&self.most).any(|(n, m)| n > m) {
             return None;
         }
+        let full = |e: usize| self.can_fill[e] && load[e] == self.most[e];
         let mut remaining = vec![0usize; self.side_links.len()];
         // Routed flows already at z1 (one of their links is full), in all and per link.
         let mut on_full = 0;
@@ -129,7 +180,7 @@ impl CountBound {
                 }
                 Some(s) => {
                     let (up, down) = ((a * sp + s) as usize, ((t + b) * sp + s) as usize);
-                    if load[up] == k || load[down] == k {
+                    if full(up) || full(down) {
                         on_full += 1;
                         at_z1[up] += 1;
                         at_z1[down] += 1;
@@ -137,8 +188,9 @@ impl CountBound {
                 }
             }
         }
-        // Per side: the unassigned flows beyond the spare places below k must make some links
-        // full; a link made full puts k flows at z1, of which those already there count only once.
+        // Per side: the unassigned flows beyond the spare places below full must make some links
+        // full; a link made full puts its `most` flows at z1, of which those already there count
+        // only once.
         let mut costs: Vec<u32> = Vec::new();
         let new: Vec<usize> = self
             .side_links
@@ -147,7 +199,7 @@ impl CountBound {
             .map(|(links, r)| {
                 let spare: usize = links
                     .iter()
-                    .map(|e| (k - 1).saturating_sub(load[*e]) as usize)
+                    .map(|e| self.below_full(*e).saturating_sub(load[*e]) as usize)
                     .sum();
                 let forced = r.saturating_sub(spare);
                 if forced == 0 {
@@ -157,8 +209,8 @@ impl CountBound {
                 costs.extend(
                     links
                         .iter()
-                        .filter(|e| load[**e] < k)
-                        .map(|e| k - at_z1[*e]),
+                        .filter(|e| self.can_fill[**e] && load[**e] < self.most[**e])
+                        .map(|e| self.most[*e] - at_z1[*e]),
                 );
                 costs.sort_unstable();
                 costs.iter().take(forced).map(|c| *c as usize).sum()
@@ -206,12 +258,11 @@ impl CountBound {
         2 * forced.iter().sum::<usize>() - most
     }
 
-    /// True when every routing whose max load is `k` puts a flow of every job on a full link: some
+    /// True when every routing whose least rate is `z1` puts a flow of every job on a full link: some
     /// ToR side of the job must fill more links than the other jobs' flows there can fill. Then
     /// every job's bottleneck is `z1` in every routing that reaches `z1`, and the job-lex optimum
     /// is the flow-lex optimum (its job vector is the best possible, its flow vector too).
     pub fn every_job_at_z1(&self, inst: &Instance) -> bool {
-        let k = self.k as usize;
         let sides = self.side_links.len();
         let mut flows = vec![0usize; sides];
         let mut of_job = vec![vec![0usize; sides]; inst.jobs.len()];
@@ -222,12 +273,23 @@ impl CountBound {
                 of_job[inst.flows[f].job][side] += 1;
             }
         }
-        of_job.iter().all(|mine| {
-            (0..sides).any(|side| {
-                let links = self.side_links[side].len();
-                let full = flows[side].saturating_sub((k - 1) * links);
-                mine[side] > 0 && flows[side] - mine[side] < k * full
+        // Per side: the fewest flows its forced full links hold (the smallest fills first).
+        let held: Vec<usize> = (0..sides)
+            .map(|side| {
+                let links = &self.side_links[side];
+                let below: usize = links.iter().map(|e| self.below_full(*e) as usize).sum();
+                let forced = flows[side].saturating_sub(below);
+                let mut fills: Vec<usize> = links
+                    .iter()
+                    .filter(|e| self.can_fill[**e])
+                    .map(|e| self.most[*e] as usize)
+                    .collect();
+                fills.sort_unstable();
+                fills.iter().take(forced).sum()
             })
+            .collect();
+        of_job.iter().all(|mine| {
+            (0..sides).any(|side| mine[side] > 0 && flows[side] - mine[side] < held[side])
         })
     }
 

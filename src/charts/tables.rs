@@ -477,7 +477,7 @@ mod tests {
             .sum();
         assert_eq!(listed, flows);
         let compare = RouteChart::Compare.table(&r, 0);
-        assert_eq!(compare.rows.len(), 7);
+        assert_eq!(compare.rows.len(), 8);
         assert_eq!(compare.rows[3][0], "optimal (min makespan)");
         let rates = RouteChart::Rates.table(&r, 0);
         assert_eq!(

@@ -151,9 +151,10 @@ virtual stages) and the lay order. Prints best, front, winners, ranked, evaluate
         page: "\
 Usage: libra-studio route SCENARIO.json [--algorithm A] [options]   (`-`: standard input)
 
-  --algorithm ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal|multi-flow-ecmp
-              (default greedy)
+  --algorithm ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal|multi-flow-ecmp|
+              annealing-authors   (default greedy)
   annealing:  --seed K (default 1), --moves N (default 200,000)
+  annealing-authors: the paper's annealing as its authors' code runs it, --seed K (default 1234)
   multi-flow-ecmp: --flows K sub-flows per ring edge, each hashed on its own (default 16, as
               Llama 3 trained; 1 to 64); loads, rates and the routing are per sub-flow
   optimal:    --objective flow-lex|job-lex|min-max-link-load|min-makespan (default flow-lex)

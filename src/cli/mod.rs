@@ -157,7 +157,7 @@ mod tests {
         let (code, out, _) = run_with(&["route", "--help"]);
         assert_eq!(code, 0);
         for word in [
-            "ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal|multi-flow-ecmp",
+            "ecmp|greedy|greedy-capacity-aware|edge-coloring|annealing|optimal|multi-flow-ecmp|",
             "flow-lex|job-lex|min-max-link-load|min-makespan",
             "--node-budget N",
             "Exit status",

@@ -6,6 +6,7 @@ use super::inputs::choice;
 use super::Failure;
 use crate::routing::algorithms::{group_order, visit_order};
 use crate::routing::annealing::{annealing, DEFAULT_MOVES};
+use crate::routing::annealing_authors::{annealing_authors, AUTHORS_SEED};
 use crate::routing::edge_coloring::{edge_coloring, max_degree};
 use crate::routing::multipath::{
     ecmp_multiflow, fluid_simulated, measure_split, LLAMA3_FLOWS, MAX_FLOWS,
@@ -66,9 +67,9 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         };
         return Ok(serde_json::to_string_pretty(&report).expect("json"));
     }
-    let seed = args
-        .parsed("seed", "a whole number", |_| true)?
-        .unwrap_or(1);
+    let given_seed = args.parsed("seed", "a whole number", |_| true)?;
+    let seed = given_seed.unwrap_or(1);
+    let authors_seed = given_seed.unwrap_or(AUTHORS_SEED);
     let moves = args
         .parsed("moves", &format!("a whole number up to {MAX_MOVES}"), |m| {
             *m <= MAX_MOVES
@@ -90,6 +91,7 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         Algorithm::GreedyCapacityAware => greedy_capacity_aware(&inst),
         Algorithm::EdgeColoring => edge_coloring(&inst),
         Algorithm::Annealing => annealing(&inst, seed, moves),
+        Algorithm::AnnealingAuthors => annealing_authors(&inst, authors_seed),
         Algorithm::MultiFlowEcmp => {
             let (s, r) = ecmp_multiflow(&inst, flows);
             split = Some(s);
@@ -114,7 +116,11 @@ pub fn route(args: &[OsString]) -> Result<String, Failure> {
         // König: Δ colours; the least possible largest link load when every flow may use every
         // live spine.
         max_degree: (algorithm == Algorithm::EdgeColoring).then(|| max_degree(&inst)),
-        seed: (algorithm == Algorithm::Annealing).then_some(seed),
+        seed: match algorithm {
+            Algorithm::Annealing => Some(seed),
+            Algorithm::AnnealingAuthors => Some(authors_seed),
+            _ => None,
+        },
         moves: (algorithm == Algorithm::Annealing).then_some(moves),
         flows_per_ring_edge: split.is_some().then_some(flows),
         fluid_simulated: split.as_ref().map(fluid_simulated),
@@ -572,7 +578,7 @@ mod tests {
         let (code, _, err) = run_with(&["route", &path, "--algorithm", "magic"]);
         assert_eq!(code, 2);
         assert!(
-            err.contains("--algorithm: expected one of ecmp, greedy, greedy-capacity-aware, optimal, edge-coloring, annealing, multi-flow-ecmp, got \"magic\""),
+            err.contains("--algorithm: expected one of ecmp, greedy, greedy-capacity-aware, optimal, edge-coloring, annealing, multi-flow-ecmp, annealing-authors, got \"magic\""),
             "{err}"
         );
         let (code, _, err) = run_with(&["route", &path, &path]);

@@ -5,6 +5,7 @@
 pub mod algorithm;
 pub mod algorithms;
 pub mod annealing;
+pub mod annealing_authors;
 pub mod coupling;
 pub mod edge_coloring;
 pub mod exact;

@@ -7,6 +7,7 @@
 use super::algorithm::Algorithm;
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
 use super::annealing::{annealing, DEFAULT_MOVES};
+use super::annealing_authors::{annealing_authors, AUTHORS_SEED};
 use super::coupling::{efficiency_of, EtaBasis};
 use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
@@ -593,6 +594,7 @@ impl RouteStudyRun {
                     Algorithm::GreedyCapacityAware => greedy_capacity_aware(inst),
                     Algorithm::EdgeColoring => edge_coloring(inst),
                     Algorithm::Annealing => annealing(inst, 1, DEFAULT_MOVES),
+                    Algorithm::AnnealingAuthors => annealing_authors(inst, AUTHORS_SEED),
                     Algorithm::MultiFlowEcmp => {
                         let (split, r) = ecmp_multiflow(inst, LLAMA3_FLOWS);
                         self.split = Some(split);
@@ -925,7 +927,7 @@ mod tests {
             .filter(|p| *p != RoutePreset::PaperMix)
         {
             let s = route_study(&p.setup()).unwrap();
-            assert_eq!(s.routed.len(), 7);
+            assert_eq!(s.routed.len(), 8);
             // Multi-flow ECMP: 16 sub-flows per ring edge, each on one up and one down link.
             let multi = &s.routed[6];
             let inter = s.instance.flows.iter().filter(|f| f.inter_tor()).count() as u32;

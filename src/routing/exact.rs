@@ -1269,6 +1269,25 @@ mod tests {
         RouteScenario::from_json(&text).unwrap().instance().ok()
     }
 
+    /// The flow-lex optimum over `all` routings of `inst`, after checking that the search proves
+    /// the same rate vector.
+    fn flow_lex_checked(inst: &Instance, all: &[Routing], seed: u64) -> Vec<f64> {
+        let best = all
+            .iter()
+            .map(|r| sorted(rates(inst, r)))
+            .max_by(|a, b| cmp_lex(a, b))
+            .unwrap();
+        let opt = optimize(inst, Objective::FlowLex, 10_000_000);
+        assert!(opt.proven, "seed {seed}");
+        let got = sorted(rates(inst, &opt.routing));
+        assert_eq!(
+            cmp_lex(&got, &best),
+            Ordering::Equal,
+            "seed {seed}: {got:?} vs {best:?}"
+        );
+        best
+    }
+
     #[test]
     fn on_uneven_links_the_counting_bound_keeps_the_flow_lex_optimum() {
         // The contended instances with one or two spine links degraded to 25, 50 or 75 Gbps:
@@ -1289,15 +1308,7 @@ mod tests {
             if all.len() > 4096 {
                 continue;
             }
-            let best = all
-                .iter()
-                .map(|r| sorted(rates(&inst, r)))
-                .max_by(|a, b| cmp_lex(a, b))
-                .unwrap();
-            let opt = optimize(&inst, Objective::FlowLex, 10_000_000);
-            assert!(opt.proven, "seed {seed}");
-            let got = sorted(rates(&inst, &opt.routing));
-            assert_eq!(cmp_lex(&got, &best), Ordering::Equal, "seed {seed}");
+            let best = flow_lex_checked(&inst, &all, seed);
             checked += 1;
             if let Some(cb) = CountBound::at_rate(&inst, best[0]) {
                 counted += 1;
@@ -1323,19 +1334,7 @@ mod tests {
             if all.len() > 4096 {
                 continue;
             }
-            let best = all
-                .iter()
-                .map(|r| sorted(rates(&inst, r)))
-                .max_by(|a, b| cmp_lex(a, b))
-                .unwrap();
-            let opt = optimize(&inst, Objective::FlowLex, 10_000_000);
-            assert!(opt.proven, "seed {seed}");
-            let got = sorted(rates(&inst, &opt.routing));
-            assert_eq!(
-                cmp_lex(&got, &best),
-                Ordering::Equal,
-                "seed {seed}: {got:?} vs {best:?}"
-            );
+            let best = flow_lex_checked(&inst, &all, seed);
             let k = optimize(&inst, Objective::MinMaxLinkLoad, 1_000_000)
                 .routing
                 .loads(&inst)

@@ -494,6 +494,9 @@ enum Stage {
     Route(usize),
     /// The exact search for the least static makespan.
     Optimal(Box<ExactRun>),
+    /// Measure algorithm `k`'s routing (a piece of its own for multi-flow ECMP, whose split
+    /// instance has 16 times the flows).
+    Measure(usize, Box<Routing>),
     /// The fluid simulation of algorithm `k`'s routing (its static metrics are in already).
     Fluid(usize, Box<FluidRun>),
     /// Generate the failure sweep's fabric with `failed` failed spines (a piece of its own: at
@@ -598,11 +601,13 @@ impl RouteStudyRun {
                     Algorithm::MultiFlowEcmp => {
                         let (split, r) = ecmp_multiflow(inst, LLAMA3_FLOWS);
                         self.split = Some(split);
-                        r
+                        self.stage = Stage::Measure(k, Box::new(r));
+                        return false;
                     }
                 };
                 self.routed_static(k, &r, None)
             }
+            Stage::Measure(k, r) => self.routed_static(k, &r, None),
             Stage::Optimal(mut run) => {
                 // Seeding routes four ways: one heuristic a piece, then the search.
                 if run.seed_step(inst) {
@@ -754,6 +759,10 @@ impl RouteStudyRun {
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
             Stage::Route(k) => (2.0 * *k as f64, format!("routing with {}", study_label(*k))),
+            Stage::Measure(k, _) => (
+                2.0 * *k as f64 + 0.5,
+                format!("measuring {}", study_label(*k)),
+            ),
             Stage::Optimal(run) => (
                 2.0 * OPTIMAL as f64 + searched(run).min(0.99),
                 format!(

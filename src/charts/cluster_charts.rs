@@ -492,9 +492,18 @@ mod tests {
             assert_eq!(color(p), palette::of_algorithm(a), "{}", p.key());
         }
         // Distinct policies, distinct colours.
-        let mut seen: Vec<RGBColor> = Policy::ALL.iter().map(|&p| color(p)).collect();
-        seen.dedup();
-        assert_eq!(seen.len(), Policy::ALL.len());
+        for (i, p) in Policy::ALL.iter().enumerate() {
+            for q in &Policy::ALL[i + 1..] {
+                assert_ne!(color(*p), color(*q), "{} and {}", p.key(), q.key());
+            }
+        }
+        // And every routing algorithm its own.
+        let all = crate::routing::Algorithm::ALL;
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert_ne!(palette::of_algorithm(*a), palette::of_algorithm(*b));
+            }
+        }
     }
 
     use super::*;

@@ -278,8 +278,21 @@ pub mod palette {
             .iter()
             .position(|x| *x == a)
             .unwrap_or(0);
-        DIMS[i % DIMS.len()]
+        ALGORITHMS[i % ALGORITHMS.len()]
     }
+
+    /// One colour per routing algorithm: the dimensions' six, then magenta (multi-flow ECMP)
+    /// and brown (the authors' annealing), so that no two algorithms share one.
+    const ALGORITHMS: [RGBColor; 8] = [
+        DIMS[0],
+        DIMS[1],
+        DIMS[2],
+        DIMS[3],
+        DIMS[4],
+        DIMS[5],
+        RGBColor(0xc2, 0x3b, 0x8e),
+        RGBColor(0x8c, 0x6d, 0x31),
+    ];
 
     /// One colour per dimension (exposed communication), cycling past six.
     pub const DIMS: [RGBColor; 6] = [

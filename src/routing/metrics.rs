@@ -81,6 +81,13 @@ impl Metrics {
         self.job_allreduce_time_fluid_s = fluid;
         self
     }
+
+    /// The metrics with the static times in place of the fluid simulation's (where it is not
+    /// run: multi-flow ECMP beyond `multipath::FLUID_LIMIT` sub-flows).
+    pub fn with_static_as_fluid(self) -> Metrics {
+        let times = self.job_allreduce_time_static_s.clone();
+        self.with_fluid(times)
+    }
 }
 
 /// [`measure`] without the fluid simulation (its fields empty and NaN until

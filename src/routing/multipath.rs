@@ -37,11 +37,7 @@ pub fn fluid_simulated(split: &Instance) -> bool {
 pub fn measure_split(split: &Instance, routing: &Routing) -> Metrics {
     match fluid_simulated(split) {
         true => measure(split, routing),
-        false => {
-            let m = measure_static(split, routing);
-            let times = m.job_allreduce_time_static_s.clone();
-            m.with_fluid(times)
-        }
+        false => measure_static(split, routing).with_static_as_fluid(),
     }
 }
 

@@ -717,10 +717,7 @@ impl RouteStudyRun {
         let simulate = inst.subflows == 1 || fluid_simulated(inst);
         let metrics = match simulate {
             true => metrics,
-            false => {
-                let times = metrics.job_allreduce_time_static_s.clone();
-                metrics.with_fluid(times)
-            }
+            false => metrics.with_static_as_fluid(),
         };
         let mut routed = Routed::new(study_label(k), metrics, proven);
         routed.fluid_simulated = simulate;

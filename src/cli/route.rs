@@ -546,6 +546,8 @@ mod tests {
             "16",
             "--jobs",
             "3",
+            "--failed-links",
+            "3",
         ]);
         let path = temp("big.json", &big);
         let (code, out, _) = run_with(&[

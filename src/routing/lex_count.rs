@@ -20,6 +20,9 @@ use super::scenario::Instance;
 /// Relative tolerance of rate comparisons.
 const TOL: f64 = 1e-9;
 
+/// Up to this many jobs, [`CountBound::least_jobs`] tries every set of jobs.
+const EXACT_JOBS: usize = 10;
+
 /// The one capacity of the live spine links, if they have one.
 pub fn uniform_capacity(inst: &Instance) -> Option<f64> {
     let fabric = &inst.fabric;
@@ -50,8 +53,15 @@ pub struct CountBound {
     num_spines: u32,
     /// The live links of each side.
     side_links: Vec<Vec<usize>>,
+    /// The job of each flow.
+    job_of: Vec<usize>,
+    /// The jobs with inter-ToR flows.
+    num_jobs: usize,
     /// The count bound with nothing routed.
     pub root: usize,
+    /// The fewest jobs at `z1` (with a flow on a full link) in every routing whose least rate
+    /// is `z1` (see [`CountBound::least_jobs`]).
+    pub least_jobs: usize,
 }
 
 impl CountBound {
@@ -136,7 +146,10 @@ impl CountBound {
             num_tors: t,
             num_spines: s,
             side_links,
+            job_of: inst.flows.iter().map(|f| f.job).collect(),
+            num_jobs: inst.jobs.len(),
             root: 0,
+            least_jobs: 0,
         };
         cb.root = cb
             .bound(
@@ -147,6 +160,7 @@ impl CountBound {
         if uniform_k == Some(2) {
             cb.root = cb.root.max(cb.pairing_bound());
         }
+        cb.least_jobs = cb.least_jobs();
         Some(cb)
     }
 
@@ -258,27 +272,28 @@ impl CountBound {
         2 * forced.iter().sum::<usize>() - most
     }
 
-    /// True when every routing whose least rate is `z1` puts a flow of every job on a full link: some
-    /// ToR side of the job must fill more links than the other jobs' flows there can fill. Then
-    /// every job's bottleneck is `z1` in every routing that reaches `z1`, and the job-lex optimum
-    /// is the flow-lex optimum (its job vector is the best possible, its flow vector too).
-    pub fn every_job_at_z1(&self, inst: &Instance) -> bool {
-        let sides = self.side_links.len();
-        let mut flows = vec![0usize; sides];
-        let mut of_job = vec![vec![0usize; sides]; inst.jobs.len()];
+    /// Per ToR side: how many inter-ToR flows of each job it has.
+    fn side_jobs(&self) -> Vec<Vec<usize>> {
+        let mut of_side = vec![vec![0usize; self.num_jobs]; self.side_links.len()];
         for (f, tors) in self.tors_of.iter().enumerate() {
             let Some((a, b)) = *tors else { continue };
             for side in [2 * a as usize, 2 * b as usize + 1] {
-                flows[side] += 1;
-                of_job[inst.flows[f].job][side] += 1;
+                of_side[side][self.job_of[f]] += 1;
             }
         }
-        // Per side: the fewest flows its forced full links hold (the smallest fills first).
-        let held: Vec<usize> = (0..sides)
-            .map(|side| {
-                let links = &self.side_links[side];
+        of_side
+    }
+
+    /// Per ToR side: the fewest flows its forced full links hold, with nothing routed (a side with
+    /// more flows than places below full must fill links; the smallest fills first).
+    fn held(&self, side_jobs: &[Vec<usize>]) -> Vec<usize> {
+        side_jobs
+            .iter()
+            .zip(&self.side_links)
+            .map(|(jobs, links)| {
+                let flows: usize = jobs.iter().sum();
                 let below: usize = links.iter().map(|e| self.below_full(*e) as usize).sum();
-                let forced = flows[side].saturating_sub(below);
+                let forced = flows.saturating_sub(below);
                 let mut fills: Vec<usize> = links
                     .iter()
                     .filter(|e| self.can_fill[**e])
@@ -287,10 +302,139 @@ impl CountBound {
                 fills.sort_unstable();
                 fills.iter().take(forced).sum()
             })
-            .collect();
-        of_job.iter().all(|mine| {
-            (0..sides).any(|side| mine[side] > 0 && flows[side] - mine[side] < held[side])
-        })
+            .collect()
+    }
+
+    /// The fewest jobs at `z1` in every routing whose least rate is `z1`. The flows on a full
+    /// link run at `z1`, so their jobs do: the jobs at `z1` must own, at every side, at least
+    /// the flows its forced full links hold. Exact over the sets of jobs up to
+    /// [`EXACT_JOBS`] jobs; beyond, the larger of the jobs each side forces alone (the others'
+    /// flows there fall short) and the fewest jobs any one side needs.
+    fn least_jobs(&self) -> usize {
+        let side_jobs = self.side_jobs();
+        let held = self.held(&side_jobs);
+        let needy: Vec<usize> = (0..held.len()).filter(|x| held[*x] > 0).collect();
+        if needy.is_empty() {
+            return 0;
+        }
+        let enough = |x: usize, mask: u32| {
+            let own: usize = (0..self.num_jobs)
+                .filter(|j| mask >> j & 1 == 1)
+                .map(|j| side_jobs[x][j])
+                .sum();
+            own >= held[x]
+        };
+        if self.num_jobs <= EXACT_JOBS {
+            return (0..1u32 << self.num_jobs)
+                .filter(|mask| needy.iter().all(|x| enough(*x, *mask)))
+                .map(|mask| mask.count_ones() as usize)
+                .min()
+                .unwrap_or(self.num_jobs);
+        }
+        let alone = (0..self.num_jobs)
+            .filter(|j| {
+                needy.iter().any(|x| {
+                    let others: usize = side_jobs[*x].iter().sum::<usize>() - side_jobs[*x][*j];
+                    side_jobs[*x][*j] > 0 && others < held[*x]
+                })
+            })
+            .count();
+        let one_side = needy
+            .iter()
+            .map(|x| {
+                let mut counts = side_jobs[*x].clone();
+                counts.sort_unstable_by(|a, b| b.cmp(a));
+                let mut sum = 0;
+                counts
+                    .iter()
+                    .take_while(|c| {
+                        let short = sum < held[*x];
+                        sum += **c;
+                        short
+                    })
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        alone.max(one_side)
+    }
+
+    /// True when every routing whose least rate is `z1` puts a flow of every job on a full link.
+    /// Then every job's bottleneck is `z1` in every routing that reaches `z1`, and the job-lex
+    /// optimum is the flow-lex optimum (its job vector is the best possible, its flow vector too).
+    pub fn every_job_at_z1(&self) -> bool {
+        self.least_jobs == self.num_jobs
+    }
+
+    /// A lower bound on the jobs at `z1` in every completion of the partial routing that keeps
+    /// every flow at `z1` or more; None when a link is already above its `most`. The jobs with a
+    /// flow on a full link are there; a side that must still fill a link and whose candidate
+    /// flows (unrouted, or on a link not yet full) belong to none of them adds a job, and sides
+    /// whose candidate jobs are disjoint add one each.
+    pub fn jobs_bound(&self, load: &[u32], routing: &[Option<u32>]) -> Option<usize> {
+        if load.iter().zip(&self.most).any(|(n, m)| n > m) {
+            return None;
+        }
+        let full = |e: usize| self.can_fill[e] && load[e] == self.most[e];
+        let (t, sp) = (self.num_tors, self.num_spines);
+        let mut known = vec![false; self.num_jobs];
+        let mut remaining = vec![0usize; self.side_links.len()];
+        let mut candidates = vec![vec![false; self.num_jobs]; self.side_links.len()];
+        for (f, tors) in self.tors_of.iter().enumerate() {
+            let Some((a, b)) = *tors else { continue };
+            let j = self.job_of[f];
+            let (us, ds) = (2 * a as usize, 2 * b as usize + 1);
+            match routing[f] {
+                None => {
+                    remaining[us] += 1;
+                    remaining[ds] += 1;
+                    candidates[us][j] = true;
+                    candidates[ds][j] = true;
+                }
+                Some(s) => {
+                    let (up, down) = ((a * sp + s) as usize, ((t + b) * sp + s) as usize);
+                    if full(up) || full(down) {
+                        known[j] = true;
+                    }
+                    for (side, e) in [(us, up), (ds, down)] {
+                        if self.can_fill[e] && !full(e) {
+                            candidates[side][j] = true;
+                        }
+                    }
+                }
+            }
+        }
+        let mut taken = known.clone();
+        let mut extra = 0;
+        for (side, links) in self.side_links.iter().enumerate() {
+            let spare: usize = links
+                .iter()
+                .map(|e| self.below_full(*e).saturating_sub(load[*e]) as usize)
+                .sum();
+            let cands = &candidates[side];
+            if remaining[side] <= spare || (0..self.num_jobs).any(|j| cands[j] && known[j]) {
+                continue;
+            }
+            // Disjoint from the jobs counted so far: this side needs a job of its own.
+            if (0..self.num_jobs).all(|j| !(cands[j] && taken[j])) {
+                extra += 1;
+                for j in 0..self.num_jobs {
+                    taken[j] |= cands[j];
+                }
+            }
+        }
+        let known = known.iter().filter(|k| **k).count();
+        Some((known + extra).max(self.least_jobs))
+    }
+
+    /// Per link: the most flows it carries with each at `z1` or more.
+    pub fn most(&self) -> &[u32] {
+        &self.most
+    }
+
+    /// The live links of each ToR side (`2t` up, `2t + 1` down).
+    pub fn side_links(&self) -> &[Vec<usize>] {
+        &self.side_links
     }
 
     /// How many entries of an ascending rate vector sit at `z1`, and whether every other entry is

@@ -14,6 +14,7 @@ pub mod generate;
 pub mod ilp;
 mod lex_chains;
 pub mod lex_count;
+mod lex_levels;
 pub mod lex_seed;
 mod max_flow;
 pub mod metrics;

@@ -21,6 +21,7 @@ pub mod presets;
 pub mod results;
 pub mod routing;
 pub mod session;
+pub mod stepping;
 pub mod systems;
 pub mod text;
 pub mod tour;

@@ -401,10 +401,8 @@ mod tests {
 
     #[test]
     fn the_cluster_views_files_hold_the_trace_and_every_job_of_every_policy() {
-        use crate::cluster::study::{ClusterLink, ClusterRun};
-        let mut run = ClusterRun::new(&ClusterLink::default()).unwrap();
-        while !run.step(1000) {}
-        let st = run.finish().unwrap();
+        use crate::cluster::study::{cluster_study, ClusterLink};
+        let st = cluster_study(&ClusterLink::default()).unwrap();
         let f = cluster(&st);
         let v: Value = serde_json::from_str(&f.json).unwrap();
         assert_eq!(v["results"].as_array().unwrap().len(), st.results.len());

@@ -8,6 +8,7 @@ use super::study::Study;
 use crate::model::scenario::Objective;
 use crate::optimize::linear::{LinearConstraint, Relation};
 use crate::optimize::{solve, Method, Problem, SolveError, SolveOptions};
+use crate::stepping::{Progress, Stepping};
 
 /// Grid points per axis in the app.
 pub const GRID: usize = 32;
@@ -287,7 +288,7 @@ pub fn pick(pair: (usize, usize), axis: usize, d: usize) -> (usize, usize) {
 pub fn landscape(study: &Study, i: usize, j: usize, n: usize) -> Result<Landscape, LandscapeError> {
     let mut run = LandscapeRun::new(study, i, j, n)?;
     while !run.step() {}
-    Ok(run.finish())
+    Ok(run.into_landscape())
 }
 
 /// The iterates of each method on `problem` (time objective), projected on `(B_i, B_j)`: the
@@ -431,8 +432,33 @@ impl LandscapeRun {
     }
 
     /// The landscape (complete once [`LandscapeRun::step`] has returned true).
-    pub fn finish(self) -> Landscape {
+    pub fn into_landscape(self) -> Landscape {
         self.done
+    }
+}
+
+impl Stepping for LandscapeRun {
+    type Output = Landscape;
+    type Error = std::convert::Infallible;
+
+    /// `rows` rows of the grid.
+    fn step(&mut self, rows: u64) -> bool {
+        for _ in 0..rows.max(1) {
+            if LandscapeRun::step(self) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn progress(&self) -> Progress {
+        let l = &self.done;
+        Progress::of(l.time_ns.len() / l.xs.len().max(1), l.ys.len(), "rows")
+    }
+
+    fn finish(mut self) -> Result<Landscape, Self::Error> {
+        while !LandscapeRun::step(&mut self) {}
+        Ok(self.into_landscape())
     }
 }
 
@@ -474,7 +500,7 @@ mod tests {
         assert_eq!(fractions.len(), 7);
         assert!(fractions.windows(2).all(|w| w[1] > w[0]));
         assert_eq!((fractions[0], fractions[6]), (0.0, 1.0));
-        assert!(run.finish() == landscape(&s, 1, 3, 6).unwrap());
+        assert!(run.into_landscape() == landscape(&s, 1, 3, 6).unwrap());
     }
 
     #[test]

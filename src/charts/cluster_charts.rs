@@ -8,7 +8,7 @@ use super::route_cdf::cdf_points;
 use super::tables::DataTable;
 use super::{palette, ChartStyle};
 use crate::cluster::study::{quantile, ClusterStudy};
-use crate::cluster::Policy;
+use crate::routing::Algorithm;
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -63,7 +63,7 @@ impl ClusterChart {
         self,
         area: &DrawingArea<DB, Shift>,
         study: &ClusterStudy,
-        shown: Policy,
+        shown: Algorithm,
         style: &ChartStyle,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         match self {
@@ -75,7 +75,7 @@ impl ClusterChart {
     }
 
     /// The numbers the chart draws.
-    pub fn table(self, study: &ClusterStudy, shown: Policy) -> DataTable {
+    pub fn table(self, study: &ClusterStudy, shown: Algorithm) -> DataTable {
         match self {
             ClusterChart::Jct => {
                 let mut t = DataTable::new(&[
@@ -199,18 +199,12 @@ pub fn cluster_summary(study: &ClusterStudy) -> DataTable {
 }
 
 /// The result of `shown`, or the first one when `shown` was not simulated.
-pub fn shown_result(study: &ClusterStudy, shown: Policy) -> Option<&crate::cluster::SimResult> {
+pub fn shown_result(study: &ClusterStudy, shown: Algorithm) -> Option<&crate::cluster::SimResult> {
     study
         .results
         .iter()
         .find(|r| r.policy == shown)
         .or(study.results.first())
-}
-
-/// A policy's colour: its routing algorithm's (the same key), so that ECMP or edge colouring
-/// is one colour in the Routing and the Cluster views.
-fn color(policy: Policy) -> RGBColor {
-    crate::routing::Algorithm::from_key(policy.key()).map_or(palette::INK, palette::of_algorithm)
 }
 
 /// A chart over two continuous axes from 0.
@@ -271,7 +265,7 @@ fn draw_jct<DB: DrawingBackend>(
         style,
     )?;
     for (k, r) in study.results.iter().enumerate() {
-        let c = color(r.policy);
+        let c = palette::of_algorithm(r.policy);
         let mut j = r.jcts();
         j.sort_by(f64::total_cmp);
         let mut pts = cdf_points(&j);
@@ -310,7 +304,10 @@ fn draw_busy<DB: DrawingBackend>(
                 100.0 * r.busy_fraction,
                 r.throughput
             );
-            (legend_label(study, k, numbers), color(r.policy))
+            (
+                legend_label(study, k, numbers),
+                palette::of_algorithm(r.policy),
+            )
         })
         .collect();
     let main = super::legend_beside(area, &entries, style)?;
@@ -322,7 +319,7 @@ fn draw_busy<DB: DrawingBackend>(
         style,
     )?;
     for r in &study.results {
-        let c = color(r.policy);
+        let c = palette::of_algorithm(r.policy);
         // A step line: each sample holds until the next.
         let mut pts = Vec::with_capacity(2 * r.timeline.len());
         let mut last = 0.0;
@@ -382,7 +379,7 @@ fn draw_throughput<DB: DrawingBackend>(
         style,
     )?;
     for (k, (r, windows)) in series.iter().enumerate() {
-        let c = color(r.policy);
+        let c = palette::of_algorithm(r.policy);
         // A step line: each window's rate across the window.
         let pts: Vec<(f64, f64)> = windows
             .iter()
@@ -404,7 +401,7 @@ fn draw_throughput<DB: DrawingBackend>(
 fn draw_timeline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     study: &ClusterStudy,
-    shown: Policy,
+    shown: Algorithm,
     style: &ChartStyle,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let Some(r) = shown_result(study, shown) else {
@@ -421,7 +418,7 @@ fn draw_timeline<DB: DrawingBackend>(
         (n, "job (in order of arrival)"),
         style,
     )?;
-    let c = color(r.policy);
+    let c = palette::of_algorithm(r.policy);
     let mut jobs: Vec<_> = r.jobs.iter().collect();
     jobs.sort_by(|a, b| a.arrival_s.total_cmp(&b.arrival_s).then(a.id.cmp(&b.id)));
     let row = |k: usize| (k as f64 + 0.1, k as f64 + 0.9);
@@ -448,7 +445,7 @@ fn draw_timeline<DB: DrawingBackend>(
 #[derive(Clone, Debug)]
 pub struct ClusterShown {
     pub study: Arc<ClusterStudy>,
-    pub shown: Policy,
+    pub shown: Algorithm,
 }
 
 impl Chart for ClusterChart {
@@ -486,22 +483,18 @@ impl Chart for ClusterChart {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn every_policy_has_its_algorithms_colour() {
-        for p in Policy::ALL {
-            let a = crate::routing::Algorithm::from_key(p.key()).unwrap();
-            assert_eq!(color(p), palette::of_algorithm(a), "{}", p.key());
-        }
-        // Distinct policies, distinct colours.
-        for (i, p) in Policy::ALL.iter().enumerate() {
-            for q in &Policy::ALL[i + 1..] {
-                assert_ne!(color(*p), color(*q), "{} and {}", p.key(), q.key());
-            }
-        }
-        // And every routing algorithm its own.
-        let all = crate::routing::Algorithm::ALL;
+    fn every_routing_algorithm_has_its_own_colour() {
+        // A policy is drawn in its algorithm's colour in the Cluster and the Routing views.
+        let all = Algorithm::ALL;
         for (i, a) in all.iter().enumerate() {
             for b in &all[i + 1..] {
-                assert_ne!(palette::of_algorithm(*a), palette::of_algorithm(*b));
+                assert_ne!(
+                    palette::of_algorithm(*a),
+                    palette::of_algorithm(*b),
+                    "{} and {}",
+                    a.key(),
+                    b.key()
+                );
             }
         }
     }
@@ -512,13 +505,13 @@ mod tests {
     #[test]
     fn every_chart_draws_and_tabulates_the_study() {
         let link = ClusterLink {
-            policies: vec![Policy::Ecmp, Policy::EdgeColoring],
+            policies: vec![Algorithm::Ecmp, Algorithm::EdgeColoring],
             ..ClusterLink::default()
         };
         let study = cluster_study(&link).unwrap();
         let shown = ClusterShown {
             study: Arc::new(study.clone()),
-            shown: Policy::EdgeColoring,
+            shown: Algorithm::EdgeColoring,
         };
         for chart in ClusterChart::ALL {
             let svg = crate::charts::chart::svg(chart, &shown, 700, 380).unwrap();
@@ -526,12 +519,12 @@ mod tests {
             let t = Chart::table(chart, &shown);
             assert!(!t.rows.is_empty(), "{chart:?}");
         }
-        let jct = ClusterChart::Jct.table(&study, Policy::Ecmp);
+        let jct = ClusterChart::Jct.table(&study, Algorithm::Ecmp);
         assert_eq!(jct.rows.len(), 2);
         assert_eq!(jct.rows[0][1], link.setup.jobs.to_string());
-        let throughput = ClusterChart::Throughput.table(&study, Policy::Ecmp);
+        let throughput = ClusterChart::Throughput.table(&study, Algorithm::Ecmp);
         assert_eq!(throughput.rows.len(), 2 * THROUGHPUT_WINDOWS);
-        let timeline = ClusterChart::Timeline.table(&study, Policy::EdgeColoring);
+        let timeline = ClusterChart::Timeline.table(&study, Algorithm::EdgeColoring);
         assert_eq!(timeline.rows.len(), link.setup.jobs as usize);
         // The median JCT in the table is the study's own.
         let median = quantile(&study.results[1].jcts(), 0.5).unwrap();

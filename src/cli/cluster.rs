@@ -8,8 +8,9 @@ use crate::cluster::simulate::MIN_REROUTE_PERIOD_S;
 use crate::cluster::sweep::{sweep, Axis};
 use crate::cluster::trace::MAX_TIME_S;
 use crate::cluster::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
-use crate::cluster::{simulate, Policy, Reroute, SimOptions};
+use crate::cluster::{simulate, Reroute, SimOptions};
 use crate::routing::paper_jobs::PaperModel;
+use crate::routing::Algorithm;
 use std::ffi::OsString;
 
 fn number<T: std::str::FromStr>(
@@ -109,14 +110,17 @@ fn spec(args: &Args) -> Result<TraceSpec, Failure> {
     Ok(spec)
 }
 
-fn policy_of(option: &str, key: &str) -> Result<Policy, ArgError> {
-    Policy::from_key(key).ok_or_else(|| ArgError::Bad {
-        option: option.into(),
-        message: format!(
-            "unknown policy \"{key}\": {}",
-            Policy::ALL.map(|p| p.key()).join(", ")
-        ),
-    })
+/// One of the cluster's policies ([`Algorithm::CLUSTER`]) by key.
+fn policy_of(option: &str, key: &str) -> Result<Algorithm, ArgError> {
+    Algorithm::from_key(key)
+        .filter(|a| Algorithm::CLUSTER.contains(a))
+        .ok_or_else(|| ArgError::Bad {
+            option: option.into(),
+            message: format!(
+                "unknown policy \"{key}\": {}",
+                Algorithm::CLUSTER.map(|p| p.key()).join(", ")
+            ),
+        })
 }
 
 fn reroute_of(args: &Args) -> Result<Reroute, ArgError> {
@@ -156,7 +160,7 @@ pub fn sweep_cmd(args: &[OsString]) -> Result<String, Failure> {
         message: format!("\"{axis}\" is not failed-spines, ring-size or concurrent-jobs"),
     })?;
     let policies = match args.one("policies")? {
-        None => Policy::ALL.to_vec(),
+        None => Algorithm::CLUSTER.to_vec(),
         Some(list) => list
             .split(',')
             .map(|p| policy_of("policies", p.trim()))

@@ -10,5 +10,5 @@ pub mod study;
 pub mod sweep;
 pub mod trace;
 
-pub use simulate::{simulate, Policy, Reroute, SimOptions, SimResult};
+pub use simulate::{simulate, Reroute, SimOptions, SimResult};
 pub use trace::{generate, Trace, TraceSpec};

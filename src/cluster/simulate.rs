@@ -16,85 +16,30 @@ use super::ring_rates::RingRates;
 use super::trace::{FailedElement, Trace, TraceError, TraceJob, MAX_TIME_S};
 use crate::format::number;
 use crate::routing::annealing::annealing;
+use crate::routing::annealing_authors::{annealing_authors, AUTHORS_SEED};
 use crate::routing::edge_coloring::edge_coloring;
 use crate::routing::exact::{optimize, Objective};
-use crate::routing::multipath::{split, LLAMA3_FLOWS};
+use crate::routing::multipath::split;
 use crate::routing::scenario::{ClosNetwork, Host, Job, RouteError, RouteScenario};
-use crate::routing::{ecmp, greedy, Instance, Routing};
+use crate::routing::{ecmp, greedy, greedy_capacity_aware, Algorithm, Instance, Routing};
+use crate::stepping::{units, Progress, Stepping};
 use serde::{Deserialize, Serialize};
 #[cfg(not(target_arch = "wasm32"))]
 use std::time::Instant;
 
-/// The routing policy of the controller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Policy {
-    Ecmp,
-    Greedy,
-    EdgeColoring,
-    Annealing,
-    Optimal,
-    /// ECMP over 16 flows per ring edge, each hashed on its own (`routing::multipath`): what
-    /// Llama 3's training did instead of a controller.
-    MultiFlowEcmp,
-}
-
-impl Policy {
-    pub const ALL: [Policy; 6] = [
-        Policy::Ecmp,
-        Policy::Greedy,
-        Policy::EdgeColoring,
-        Policy::Annealing,
-        Policy::Optimal,
-        Policy::MultiFlowEcmp,
-    ];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            Policy::Ecmp => "ecmp",
-            Policy::Greedy => "greedy",
-            Policy::EdgeColoring => "edge-coloring",
-            Policy::Annealing => "annealing",
-            Policy::Optimal => "optimal",
-            Policy::MultiFlowEcmp => "multi-flow-ecmp",
-        }
-    }
-
-    pub fn from_key(key: &str) -> Option<Policy> {
-        Policy::ALL.into_iter().find(|p| p.key() == key)
-    }
-
-    /// How the app names the policy.
-    pub fn label(self) -> &'static str {
-        match self {
-            Policy::Ecmp => "ECMP",
-            Policy::Greedy => "greedy",
-            Policy::EdgeColoring => "edge colouring",
-            Policy::Annealing => "annealing",
-            Policy::Optimal => "optimal",
-            Policy::MultiFlowEcmp => "ECMP, 16 flows",
-        }
-    }
-
-    /// Flows per ring edge: [`LLAMA3_FLOWS`] for multi-flow ECMP, else 1.
-    pub fn subflows(self) -> u32 {
-        match self {
-            Policy::MultiFlowEcmp => LLAMA3_FLOWS,
-            _ => 1,
-        }
-    }
-
-    /// Routes on `inst`, already split into [`Policy::subflows`] per ring edge.
-    fn route(self, inst: &Instance) -> Routing {
-        match self {
-            // Each sub-flow hashed on its own.
-            Policy::Ecmp | Policy::MultiFlowEcmp => ecmp(inst),
-            Policy::Greedy => greedy(inst),
-            Policy::EdgeColoring => edge_coloring(inst),
-            Policy::Annealing => annealing(inst, 1, ANNEALING_MOVES),
-            // The job-bottleneck objective: the slowest ring of each job sets its pace.
-            Policy::Optimal => optimize(inst, Objective::JobLex, OPTIMAL_NODES).routing,
-        }
+/// Routes on `inst`, already split into [`Algorithm::subflows`] per ring edge: the controller's
+/// policy is one of the routing algorithms.
+fn route_by(policy: Algorithm, inst: &Instance) -> Routing {
+    match policy {
+        // Each sub-flow hashed on its own.
+        Algorithm::Ecmp | Algorithm::MultiFlowEcmp => ecmp(inst),
+        Algorithm::Greedy => greedy(inst),
+        Algorithm::GreedyCapacityAware => greedy_capacity_aware(inst),
+        Algorithm::EdgeColoring => edge_coloring(inst),
+        Algorithm::Annealing => annealing(inst, 1, ANNEALING_MOVES),
+        Algorithm::AnnealingAuthors => annealing_authors(inst, AUTHORS_SEED),
+        // The job-bottleneck objective: the slowest ring of each job sets its pace.
+        Algorithm::Optimal => optimize(inst, Objective::JobLex, OPTIMAL_NODES).routing,
     }
 }
 
@@ -165,7 +110,7 @@ impl Reroute {
 /// How to simulate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SimOptions {
-    pub policy: Policy,
+    pub policy: Algorithm,
     pub reroute: Reroute,
     pub placement: Placement,
     /// Seconds from a trigger to the controller's routes taking effect (0: at once). In between,
@@ -176,7 +121,7 @@ pub struct SimOptions {
 
 impl SimOptions {
     /// `policy` recomputed on `reroute`, jobs placed on whole ToRs first, routes at once.
-    pub fn new(policy: Policy, reroute: Reroute) -> SimOptions {
+    pub fn new(policy: Algorithm, reroute: Reroute) -> SimOptions {
         SimOptions {
             policy,
             reroute,
@@ -189,7 +134,7 @@ impl SimOptions {
     /// the ECMPs hash in the switches).
     fn delayed(&self) -> bool {
         self.controller_delay_s > 0.0
-            && !matches!(self.policy, Policy::Ecmp | Policy::MultiFlowEcmp)
+            && !matches!(self.policy, Algorithm::Ecmp | Algorithm::MultiFlowEcmp)
     }
 }
 
@@ -227,7 +172,7 @@ pub struct Sample {
 /// What `libra-studio simulate` prints.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SimResult {
-    pub policy: Policy,
+    pub policy: Algorithm,
     pub jobs: Vec<JobOutcome>,
     pub mean_jct_s: f64,
     pub makespan_s: f64,
@@ -698,7 +643,7 @@ impl SimRun {
         self.fabric_changed = false;
         // The fabric now, and the switches' hashing for the jobs that start now.
         let routed = route_all(&self.trace, &self.hosts, &self.failed, &self.running)?;
-        let hashed = routed.route(Policy::Ecmp);
+        let hashed = routed.route(Algorithm::Ecmp);
         self.capacity = routed.capacities();
         for &i in started {
             self.running[i].paths = routed.paths(&hashed, i);
@@ -823,10 +768,10 @@ impl Routed {
     }
 
     /// The policy's routes for the jobs with live paths.
-    fn route(&self, policy: Policy) -> Routing {
+    fn route(&self, policy: Algorithm) -> Routing {
         self.inst
             .as_ref()
-            .map_or_else(|| Routing(Vec::new()), |inst| policy.route(inst))
+            .map_or_else(|| Routing(Vec::new()), |inst| route_by(policy, inst))
     }
 
     /// Every link's capacity (Gbit/s), the dead link's 0 last.
@@ -971,6 +916,31 @@ fn contention_free_s(trace: &Trace, job: &TraceJob, rings: &[Vec<u32>]) -> f64 {
     f64::from(job.iterations) * (job.compute_s + comm)
 }
 
+impl Stepping for SimRun {
+    type Output = SimResult;
+    type Error = SimError;
+
+    fn step(&mut self, events: u64) -> bool {
+        SimRun::step(self, units(events))
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            fraction: SimRun::progress(self),
+            doing: format!(
+                "{:.0} % of the jobs done, simulated time {:.0} s",
+                100.0 * SimRun::progress(self),
+                self.now_s()
+            ),
+        }
+    }
+
+    fn finish(mut self) -> Result<SimResult, SimError> {
+        while !SimRun::step(&mut self, usize::MAX) {}
+        self.result()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1001,7 +971,7 @@ mod tests {
         }
     }
 
-    fn opts(policy: Policy, reroute: Reroute) -> SimOptions {
+    fn opts(policy: Algorithm, reroute: Reroute) -> SimOptions {
         SimOptions::new(policy, reroute)
     }
 
@@ -1014,9 +984,9 @@ mod tests {
     fn a_single_job_takes_the_hand_formula() {
         // Within one ToR (NIC rate), and across two ToRs routed without sharing a spine link.
         for (tors, per_tor, policy) in [
-            (2, 4, Policy::Ecmp),
-            (2, 2, Policy::EdgeColoring),
-            (2, 2, Policy::Optimal),
+            (2, 4, Algorithm::Ecmp),
+            (2, 2, Algorithm::EdgeColoring),
+            (2, 2, Algorithm::Optimal),
         ] {
             let trace = Trace {
                 network: small(tors, per_tor, 2),
@@ -1059,7 +1029,7 @@ mod tests {
             seed: 3,
         };
         let trace = generate(&spec).unwrap();
-        let r = simulate(&trace, &opts(Policy::EdgeColoring, Reroute::Arrival)).unwrap();
+        let r = simulate(&trace, &opts(Algorithm::EdgeColoring, Reroute::Arrival)).unwrap();
         assert_eq!(r.jobs.len(), 40);
         // Several jobs ran at once, and some waited.
         assert!(r.timeline.iter().any(|s| s.running >= 3));
@@ -1073,7 +1043,7 @@ mod tests {
             );
         }
         // ECMP's hashing collides on the same trace: some job is slower.
-        let e = simulate(&trace, &opts(Policy::Ecmp, Reroute::Arrival)).unwrap();
+        let e = simulate(&trace, &opts(Algorithm::Ecmp, Reroute::Arrival)).unwrap();
         assert!(e.jobs.iter().any(|j| j.slowdown > 1.01));
         assert!(e.mean_jct_s > r.mean_jct_s);
     }
@@ -1106,10 +1076,10 @@ mod tests {
                 shards: 1 + (i as u32 % 8),
             };
         }
-        let cases = Policy::ALL
+        let cases = Algorithm::ALL
             .map(|p| (p, Reroute::Arrival))
             .into_iter()
-            .chain([Reroute::Every(0.5), Reroute::Never].map(|r| (Policy::Greedy, r)));
+            .chain([Reroute::Every(0.5), Reroute::Never].map(|r| (Algorithm::Greedy, r)));
         for (policy, reroute) in cases {
             {
                 let a = simulate(&trace, &opts(policy, reroute)).unwrap();
@@ -1131,7 +1101,11 @@ mod tests {
             failures,
         };
         let run = |failures| {
-            simulate(&base(failures), &opts(Policy::EdgeColoring, Reroute::Never)).unwrap()
+            simulate(
+                &base(failures),
+                &opts(Algorithm::EdgeColoring, Reroute::Never),
+            )
+            .unwrap()
         };
         let healthy = run(Vec::new());
         assert!((healthy.jobs[0].jct_s - hand(3.0, 0.5, 2.0, 1e9, 100.0)).abs() < 1e-9);
@@ -1167,7 +1141,7 @@ mod tests {
                     recover_s: None,
                 },
             ]),
-            &opts(Policy::Ecmp, Reroute::Arrival),
+            &opts(Algorithm::Ecmp, Reroute::Arrival),
         )
         .unwrap_err();
         assert!(e.to_string().contains("cannot finish"), "{e}");
@@ -1188,7 +1162,11 @@ mod tests {
             tor: 0,
             spine: 1,
         });
-        for policy in [Policy::Greedy, Policy::EdgeColoring, Policy::Optimal] {
+        for policy in [
+            Algorithm::Greedy,
+            Algorithm::EdgeColoring,
+            Algorithm::Optimal,
+        ] {
             let run = |recover_s| {
                 simulate(
                     &base(vec![Failure {
@@ -1230,14 +1208,14 @@ mod tests {
             at_s: 0.0,
             recover_s: None,
         }]);
-        let e = simulate(&bad, &opts(Policy::Greedy, Reroute::Never)).unwrap_err();
+        let e = simulate(&bad, &opts(Algorithm::Greedy, Reroute::Never)).unwrap_err();
         assert!(
             e.to_string()
                 .contains("failures[0]: ToR 7 is not among the 2 ToRs"),
             "{e}"
         );
         bad.failures.clear();
-        assert!(simulate(&bad, &opts(Policy::Greedy, Reroute::Never)).is_ok());
+        assert!(simulate(&bad, &opts(Algorithm::Greedy, Reroute::Never)).is_ok());
     }
 
     #[test]
@@ -1263,7 +1241,7 @@ mod tests {
         let run = |delay| {
             let o = SimOptions {
                 controller_delay_s: delay,
-                ..opts(Policy::Greedy, Reroute::Arrival)
+                ..opts(Algorithm::Greedy, Reroute::Arrival)
             };
             simulate(&trace, &o).unwrap().jobs[0].jct_s
         };
@@ -1279,7 +1257,7 @@ mod tests {
         // A delay that is not a time is refused by name.
         let bad = SimOptions {
             controller_delay_s: -1.0,
-            ..opts(Policy::Greedy, Reroute::Arrival)
+            ..opts(Algorithm::Greedy, Reroute::Arrival)
         };
         let e = simulate(&trace, &bad).unwrap_err();
         assert!(e.to_string().contains("controller delay -1"), "{e}");
@@ -1293,19 +1271,19 @@ mod tests {
             failures: Vec::new(),
         };
         let ends = |r: SimResult| r.jobs.iter().map(|j| j.end_s).collect::<Vec<_>>();
-        let ecmp = ends(simulate(&trace, &opts(Policy::Ecmp, Reroute::Arrival)).unwrap());
-        let greedy = ends(simulate(&trace, &opts(Policy::Greedy, Reroute::Arrival)).unwrap());
+        let ecmp = ends(simulate(&trace, &opts(Algorithm::Ecmp, Reroute::Arrival)).unwrap());
+        let greedy = ends(simulate(&trace, &opts(Algorithm::Greedy, Reroute::Arrival)).unwrap());
         assert_ne!(ecmp, greedy, "the trace must tell the two apart");
         let slow = SimOptions {
             controller_delay_s: 1e6,
-            ..opts(Policy::Greedy, Reroute::Arrival)
+            ..opts(Algorithm::Greedy, Reroute::Arrival)
         };
         let stale = simulate(&trace, &slow).unwrap();
         assert_eq!(ends(stale.clone()), ecmp);
         // ECMP has no controller: a delay changes nothing.
         let ecmp_slow = SimOptions {
             controller_delay_s: 5.0,
-            ..opts(Policy::Ecmp, Reroute::Arrival)
+            ..opts(Algorithm::Ecmp, Reroute::Arrival)
         };
         assert_eq!(ends(simulate(&trace, &ecmp_slow).unwrap()), ecmp);
     }
@@ -1341,7 +1319,7 @@ mod stepping {
         let trace = generate(&spec).unwrap();
         let opts = SimOptions {
             controller_delay_s: 0.7,
-            ..SimOptions::new(Policy::Greedy, Reroute::Every(1.5))
+            ..SimOptions::new(Algorithm::Greedy, Reroute::Every(1.5))
         };
         let whole = simulate(&trace, &opts).unwrap();
         let mut run = SimRun::new(&trace, &opts).unwrap();

@@ -5,13 +5,12 @@
 //! timeline of running jobs and busy NICs, and the totals.
 
 use super::placement::Placement;
-use super::simulate::{
-    Policy, Reroute, SimError, SimOptions, SimResult, SimRun, MIN_REROUTE_PERIOD_S,
-};
+use super::simulate::{Reroute, SimError, SimOptions, SimResult, SimRun, MIN_REROUTE_PERIOD_S};
 use super::trace::{generate, ClusterNetwork, Faults, Trace, TraceSpec};
 use crate::form::typed::{show, Kind, Value};
 use crate::limits::{at_most, product, LimitError};
-use crate::routing::study::StudyProgress;
+use crate::routing::Algorithm;
+use crate::stepping::{units, Progress, Stepping};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -150,9 +149,9 @@ impl ClusterPreset {
 pub struct ClusterLink {
     pub setup: ClusterSetup,
     /// The policies compared, in the order shown.
-    pub policies: Vec<Policy>,
+    pub policies: Vec<Algorithm>,
     /// The policy whose timeline of jobs is drawn.
-    pub shown: Policy,
+    pub shown: Algorithm,
     /// The text of each field the view refused, as typed (by [`ClusterField::key`]): kept,
     /// shown marked and carried by the link, never replaced by its last readable prefix. A state
     /// with any is not simulated.
@@ -424,8 +423,8 @@ impl Default for ClusterLink {
     fn default() -> ClusterLink {
         ClusterLink {
             setup: ClusterPreset::Classroom.setup(),
-            policies: Policy::ALL.to_vec(),
-            shown: Policy::Greedy,
+            policies: Algorithm::CLUSTER.to_vec(),
+            shown: Algorithm::Greedy,
             typed: BTreeMap::new(),
         }
     }
@@ -483,7 +482,7 @@ impl ClusterSetup {
     }
 
     /// How each policy is simulated.
-    pub fn options(&self, policy: Policy) -> SimOptions {
+    pub fn options(&self, policy: Algorithm) -> SimOptions {
         SimOptions {
             placement: self.placement,
             controller_delay_s: self.controller_delay_s,
@@ -602,11 +601,11 @@ impl ClusterRun {
         self.current.is_none()
     }
 
-    pub fn progress(&self) -> StudyProgress {
+    pub fn progress(&self) -> Progress {
         let n = self.options.len() as f64;
         let done = self.results.len();
         match (&self.current, self.options.get(done)) {
-            (Some(run), Some(opts)) => StudyProgress {
+            (Some(run), Some(opts)) => Progress {
                 fraction: (done as f64 + run.progress()) / n,
                 doing: format!(
                     "{}: {:.0} % of the jobs done, simulated time {:.0} s",
@@ -615,15 +614,29 @@ impl ClusterRun {
                     run.now_s()
                 ),
             },
-            _ => StudyProgress {
+            _ => Progress {
                 fraction: 1.0,
                 doing: "done".into(),
             },
         }
     }
+}
+
+impl Stepping for ClusterRun {
+    type Output = ClusterStudy;
+    type Error = ClusterError;
+
+    fn step(&mut self, events: u64) -> bool {
+        ClusterRun::step(self, units(events))
+    }
+
+    fn progress(&self) -> Progress {
+        ClusterRun::progress(self)
+    }
 
     /// The study, or why a policy's simulation stopped.
-    pub fn finish(self) -> Result<ClusterStudy, ClusterError> {
+    fn finish(mut self) -> Result<ClusterStudy, ClusterError> {
+        while !ClusterRun::step(&mut self, usize::MAX) {}
         self.outcome?;
         Ok(ClusterStudy {
             trace: self.trace,
@@ -635,7 +648,7 @@ impl ClusterRun {
 impl ClusterStudy {
     /// The first earlier policy whose every job started and ended at the same times as under
     /// result `k`'s (their lines coincide on every chart).
-    pub fn twin(&self, k: usize) -> Option<Policy> {
+    pub fn twin(&self, k: usize) -> Option<Algorithm> {
         let r = self.results.get(k)?;
         let same = |a: &SimResult| {
             a.jobs.len() == r.jobs.len()
@@ -658,7 +671,7 @@ impl ClusterStudy {
             return String::new();
         };
         let jobs = self.trace.jobs.len();
-        let ecmp = self.results.iter().find(|r| r.policy == Policy::Ecmp);
+        let ecmp = self.results.iter().find(|r| r.policy == Algorithm::Ecmp);
         match ecmp {
             Some(e) if e.policy != best.policy && best.mean_jct_s > 0.0 => format!(
                 "{} completes the mean job of {jobs} in {:.1} s, {:.2}x sooner than ECMP ({:.1} s); \
@@ -690,9 +703,7 @@ fn capitalized(s: &str) -> String {
 
 /// Run `link` to the end at once.
 pub fn cluster_study(link: &ClusterLink) -> Result<ClusterStudy, ClusterError> {
-    let mut run = ClusterRun::new(link)?;
-    while !run.step(usize::MAX) {}
-    run.finish()
+    ClusterRun::new(link)?.finish()
 }
 
 /// The `q`-quantile (0 to 1) of `values` (nearest rank), None when empty.
@@ -763,7 +774,7 @@ mod tests {
         let study = run.finish().unwrap();
         let trace = link.setup.trace().unwrap();
         assert_eq!(study.trace, trace);
-        assert_eq!(study.results.len(), Policy::ALL.len());
+        assert_eq!(study.results.len(), Algorithm::CLUSTER.len());
         for (r, &policy) in study.results.iter().zip(&link.policies) {
             let mut alone = simulate(&trace, &link.setup.options(policy)).unwrap();
             // Only the controller's wall time may differ.
@@ -771,20 +782,20 @@ mod tests {
             assert_eq!(*r, alone);
         }
         // Edge colouring is contention-free on whole ToRs: never slower than ECMP on average.
-        let mean = |p: Policy| {
+        let mean = |p: Algorithm| {
             study.results[link.policies.iter().position(|&q| q == p).unwrap()].mean_jct_s
         };
-        assert!(mean(Policy::EdgeColoring) <= mean(Policy::Ecmp) + 1e-9);
+        assert!(mean(Algorithm::EdgeColoring) <= mean(Algorithm::Ecmp) + 1e-9);
         // Sixteen hashed flows per ring edge spread what one hashed flow piles up, without a
         // controller's contention-free routes.
         eprintln!(
             "mean JCT: ECMP {:.2} s, 16 flows {:.2} s, edge colouring {:.2} s",
-            mean(Policy::Ecmp),
-            mean(Policy::MultiFlowEcmp),
-            mean(Policy::EdgeColoring)
+            mean(Algorithm::Ecmp),
+            mean(Algorithm::MultiFlowEcmp),
+            mean(Algorithm::EdgeColoring)
         );
-        assert!(mean(Policy::MultiFlowEcmp) < mean(Policy::Ecmp));
-        assert!(mean(Policy::EdgeColoring) <= mean(Policy::MultiFlowEcmp) + 1e-9);
+        assert!(mean(Algorithm::MultiFlowEcmp) < mean(Algorithm::Ecmp));
+        assert!(mean(Algorithm::EdgeColoring) <= mean(Algorithm::MultiFlowEcmp) + 1e-9);
         let best = study
             .results
             .iter()
@@ -867,12 +878,12 @@ mod tests {
         let study = cluster_study(&ClusterLink::default()).unwrap();
         assert_eq!(study.twin(0), None);
         assert_eq!(study.twin(1), None);
-        assert_eq!(study.results[5].policy, Policy::MultiFlowEcmp);
+        assert_eq!(study.results[5].policy, Algorithm::MultiFlowEcmp);
         assert_eq!(study.twin(5), None);
         for k in 2..5 {
             assert_eq!(
                 study.twin(k),
-                Some(Policy::Greedy),
+                Some(Algorithm::Greedy),
                 "{:?}",
                 study.results[k].policy
             );
@@ -893,7 +904,7 @@ mod tests {
     fn the_link_state_round_trips_through_json() {
         let mut link = ClusterLink::default();
         link.setup.reroute = Reroute::Every(5.0);
-        link.policies = vec![Policy::Optimal, Policy::Ecmp];
+        link.policies = vec![Algorithm::Optimal, Algorithm::Ecmp];
         let text = serde_json::to_string(&link).unwrap();
         assert_eq!(serde_json::from_str::<ClusterLink>(&text).unwrap(), link);
     }

@@ -2,8 +2,9 @@
 //! 4, 8) and concurrent jobs (1 to 5, all arriving at once), each policy on the same traces.
 
 use super::placement::Placement;
-use super::simulate::{simulate, Policy, Reroute, SimError, SimOptions};
+use super::simulate::{simulate, Reroute, SimError, SimOptions};
 use super::trace::{generate, TraceSpec};
+use crate::routing::Algorithm;
 use serde::Serialize;
 
 /// Which axis.
@@ -44,7 +45,7 @@ impl Axis {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepRow {
     pub value: u32,
-    pub policy: Policy,
+    pub policy: Algorithm,
     pub mean_jct_s: f64,
     pub makespan_s: f64,
     pub throughput: f64,
@@ -56,7 +57,7 @@ pub struct SweepRow {
 pub fn sweep(
     spec: &TraceSpec,
     axis: Axis,
-    policies: &[Policy],
+    policies: &[Algorithm],
     reroute: Reroute,
     placement: Placement,
 ) -> Result<Vec<SweepRow>, SimError> {
@@ -122,7 +123,7 @@ mod tests {
         let rows = sweep(
             &spec,
             Axis::FailedSpines,
-            &[Policy::EdgeColoring],
+            &[Algorithm::EdgeColoring],
             Reroute::Arrival,
             Placement::WholeTors,
         )
@@ -142,7 +143,7 @@ mod tests {
         let c = sweep(
             &spec,
             Axis::ConcurrentJobs,
-            &[Policy::Ecmp],
+            &[Algorithm::Ecmp],
             Reroute::Arrival,
             Placement::WholeTors,
         )

@@ -29,6 +29,7 @@ use crate::model::scenario::{Scenario, WorkloadSpec};
 use crate::optimize::problem::{compile_classes, TrafficClasses};
 use crate::optimize::sweep::{pareto, FrontPoint};
 use crate::optimize::{Problem, SolveOptions};
+use crate::stepping::{units, Progress, Stepping};
 
 /// Designs kept in the ranked table.
 pub const RANKED: usize = 20;
@@ -983,6 +984,25 @@ fn orders(p: &Parallelism) -> Vec<LayOrder> {
         LayOrder::ALL.to_vec()
     } else {
         vec![LayOrder::TpPpDp]
+    }
+}
+
+impl Stepping for CodesignRun {
+    type Output = CodesignResult;
+    type Error = std::convert::Infallible;
+
+    fn step(&mut self, candidates: u64) -> bool {
+        CodesignRun::step(self, units(candidates))
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = CodesignRun::progress(self);
+        Progress::of(done, total, "candidates")
+    }
+
+    fn finish(mut self) -> Result<CodesignResult, Self::Error> {
+        while !CodesignRun::step(&mut self, usize::MAX) {}
+        Ok(self.result())
     }
 }
 

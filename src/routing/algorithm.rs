@@ -1,6 +1,7 @@
 //! The routing algorithms by name: one list that the command line, the Routing view's study, the
-//! view and its permalink share.
+//! view and its permalink share, and the cluster simulation's policies.
 
+use super::multipath::LLAMA3_FLOWS;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -33,6 +34,25 @@ impl Algorithm {
         Algorithm::MultiFlowEcmp,
         Algorithm::AnnealingAuthors,
     ];
+
+    /// The algorithms the Cluster view and `simulate`/`sweep` compare as the controller's policy,
+    /// in the order they list them (the cluster routes with any [`Algorithm`]).
+    pub const CLUSTER: [Algorithm; 6] = [
+        Algorithm::Ecmp,
+        Algorithm::Greedy,
+        Algorithm::EdgeColoring,
+        Algorithm::Annealing,
+        Algorithm::Optimal,
+        Algorithm::MultiFlowEcmp,
+    ];
+
+    /// Flows per ring edge: [`LLAMA3_FLOWS`] for multi-flow ECMP, else 1.
+    pub fn subflows(self) -> u32 {
+        match self {
+            Algorithm::MultiFlowEcmp => LLAMA3_FLOWS,
+            _ => 1,
+        }
+    }
 
     /// The name on the command line and in links.
     pub fn key(self) -> &'static str {

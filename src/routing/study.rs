@@ -18,6 +18,7 @@ use super::multipath::{ecmp_multiflow, fluid_simulated, LLAMA3_FLOWS};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 use crate::form::typed::Kind;
+use crate::stepping::{Progress, Stepping};
 use crate::systems::clos::FabricError;
 use crate::systems::SystemSpec;
 use std::collections::BTreeMap;
@@ -468,9 +469,8 @@ pub const VIEW_NODE_BUDGET: u64 = 20_000;
 
 /// Route `setup` every way the view compares, at once.
 pub fn route_study(setup: &RouteSetup) -> Result<RouteStudy, RouteStudyError> {
-    let mut run = RouteStudyRun::new(setup)?;
-    while !run.step(u64::MAX) {}
-    Ok(run.finish())
+    let Ok(study) = RouteStudyRun::new(setup)?.finish();
+    Ok(study)
 }
 
 /// Nodes of the optimizer's search per point of the failure sweep.
@@ -517,15 +517,6 @@ enum SweepPart {
     Greedy,
     StartSearch,
     Optimal(Box<ExactRun>),
-}
-
-/// How far a [`RouteStudyRun`] is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StudyProgress {
-    /// From 0 to 1.
-    pub fraction: f64,
-    /// What it is doing, in words.
-    pub doing: String,
 }
 
 /// A routing study computed a piece at a time: [`RouteStudyRun::step`] does one routing, a few
@@ -750,7 +741,7 @@ impl RouteStudyRun {
     /// How far the study is: each algorithm's routing and its fluid simulation, and each of the
     /// three pieces of every point of the sweep count as one piece (an exact search by its nodes
     /// against its budget).
-    pub fn progress(&self) -> StudyProgress {
+    pub fn progress(&self) -> Progress {
         let algorithms = Algorithm::ALL.len() as f64;
         let total = 2.0 * algorithms + 3.0 * f64::from(self.setup.placement.spines);
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
@@ -801,20 +792,38 @@ impl RouteStudyRun {
             }
             Stage::Done => (total, "done".to_string()),
         };
-        StudyProgress {
+        Progress {
             fraction: (done / total).clamp(0.0, 1.0),
             doing,
         }
     }
 
     /// The study (complete once [`RouteStudyRun::step`] has returned true).
-    pub fn finish(self) -> RouteStudy {
+    fn into_study(self) -> RouteStudy {
         RouteStudy {
             scenario: self.scenario,
             instance: self.instance,
             routed: self.routed,
             failures: self.failures,
         }
+    }
+}
+
+impl Stepping for RouteStudyRun {
+    type Output = RouteStudy;
+    type Error = std::convert::Infallible;
+
+    fn step(&mut self, nodes: u64) -> bool {
+        RouteStudyRun::step(self, nodes)
+    }
+
+    fn progress(&self) -> Progress {
+        RouteStudyRun::progress(self)
+    }
+
+    fn finish(mut self) -> Result<RouteStudy, Self::Error> {
+        while !RouteStudyRun::step(&mut self, u64::MAX) {}
+        Ok(self.into_study())
     }
 }
 
@@ -919,7 +928,7 @@ mod tests {
             assert_eq!(run.progress().fraction, 1.0);
             // Three heuristics, the search, and three pieces per point of the sweep at least.
             assert!(steps >= 3 + 3 * whole.failures.failed.len(), "{steps}");
-            assert!(run.finish() == whole, "{setup:?}");
+            assert!(Stepping::finish(run) == Ok(whole), "{setup:?}");
         }
         // Some search took several slices.
         assert!(searched >= 5, "{searched}");

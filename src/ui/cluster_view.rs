@@ -14,8 +14,9 @@ use crate::cluster::placement::Placement;
 use crate::cluster::study::{
     ClusterField, ClusterLink, ClusterPreset, ClusterRun, DEFAULT_REROUTE_PERIOD_S,
 };
-use crate::cluster::{Policy, Reroute};
+use crate::cluster::Reroute;
 use crate::form::typed::summary;
+use crate::routing::Algorithm;
 use leptos::prelude::*;
 
 /// Events simulated per piece of work (each well under a millisecond natively, but a full
@@ -215,7 +216,7 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
             </div>
             <fieldset class="policies">
                 <legend>"Routing policies compared"</legend>
-                {Policy::ALL
+                {Algorithm::CLUSTER
                     .into_iter()
                     .map(|p| view! {
                         <label>
@@ -229,7 +230,7 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                                         l.policies.retain(|&q| q != p);
                                         if on {
                                             l.policies.push(p);
-                                            l.policies.sort_by_key(|q| Policy::ALL.iter().position(|r| r == q));
+                                            l.policies.sort_by_key(|q| Algorithm::CLUSTER.iter().position(|r| r == q));
                                         }
                                     });
                                 }
@@ -280,12 +281,12 @@ fn ClusterView(link: RwSignal<ClusterLink>, layout: RwSignal<u32>) -> impl IntoV
                     <select
                         data-testid="cluster-shown"
                         on:change=move |ev| {
-                            if let Some(p) = Policy::from_key(&event_target_value(&ev)) {
+                            if let Some(p) = Algorithm::from_key(&event_target_value(&ev)) {
                                 link.update(|l| l.shown = p);
                             }
                         }
                     >
-                        {Policy::ALL
+                        {Algorithm::CLUSTER
                             .into_iter()
                             .map(|p| view! {
                                 <option value=p.key() selected=move || timeline_policy.get() == p>{p.label()}</option>

@@ -89,7 +89,7 @@ pub fn LandscapePanel() -> impl IntoView {
                     let Some(r) = run.as_mut() else { return true };
                     let done = browser::work_for_a_frame(|| r.step());
                     if done {
-                        result.set(run.take().map(|r| Ok(Arc::new(r.finish()))));
+                        result.set(run.take().map(|r| Ok(Arc::new(r.into_landscape()))));
                         progress.set(None);
                     } else {
                         progress.set(Some(r.fraction()));

@@ -1,56 +1,24 @@
 //! Long work run a slice per animation frame, so that the page never freezes: a new start abandons
-//! the run under way, Cancel stops it, and the last complete answer stays drawn meanwhile. The
-//! Routing view's study (`routing::study::RouteStudyRun`) and the Cluster view's simulations
-//! (`cluster::study::ClusterRun`) run this way.
+//! the run under way, Cancel stops it, and the last complete answer stays drawn meanwhile. Any
+//! core [`Stepping`] runs this way: the Routing view's study (`routing::study::RouteStudyRun`) and
+//! the Cluster view's simulations (`cluster::study::ClusterRun`) do.
 
 use super::browser;
-use crate::cluster::study::{ClusterRun, ClusterStudy};
-use crate::routing::study::{RouteStudy, RouteStudyRun, StudyProgress};
+use crate::stepping::{Progress, Stepping};
 use leptos::prelude::*;
 use std::sync::Arc;
 
-/// A computation that advances a piece at a time.
-pub trait Sliced: Send + Sync + Sized + 'static {
-    type Output: Send + Sync + 'static;
-    /// Do up to `units` pieces of work; true when the work is complete.
-    fn step(&mut self, units: u64) -> bool;
-    fn progress(&self) -> StudyProgress;
-    /// The answer, or why there is none.
-    fn finish(self) -> Result<Self::Output, String>;
-}
+/// What a page can run in slices: a core [`Stepping`] whose answer can be shared.
+pub trait Sliced: Stepping<Output: Send + Sync + 'static> + Send + Sync + Sized + 'static {}
 
-impl Sliced for RouteStudyRun {
-    type Output = RouteStudy;
-    fn step(&mut self, nodes: u64) -> bool {
-        RouteStudyRun::step(self, nodes)
-    }
-    fn progress(&self) -> StudyProgress {
-        RouteStudyRun::progress(self)
-    }
-    fn finish(self) -> Result<RouteStudy, String> {
-        Ok(RouteStudyRun::finish(self))
-    }
-}
-
-impl Sliced for ClusterRun {
-    type Output = ClusterStudy;
-    fn step(&mut self, events: u64) -> bool {
-        ClusterRun::step(self, usize::try_from(events).unwrap_or(usize::MAX))
-    }
-    fn progress(&self) -> StudyProgress {
-        ClusterRun::progress(self)
-    }
-    fn finish(self) -> Result<ClusterStudy, String> {
-        ClusterRun::finish(self).map_err(|e| e.to_string())
-    }
-}
+impl<R: Stepping<Output: Send + Sync + 'static> + Send + Sync + 'static> Sliced for R {}
 
 pub struct SlicedRunner<R: Sliced> {
     run: StoredValue<Option<R>>,
     /// Bumped to abandon a run under way.
     generation: StoredValue<u64>,
     /// The run under way, if any.
-    pub progress: RwSignal<Option<StudyProgress>>,
+    pub progress: RwSignal<Option<Progress>>,
     /// The last complete answer, kept while the next one runs, after a cancel and while the
     /// input is invalid.
     pub output: RwSignal<Option<Arc<R::Output>>>,
@@ -124,7 +92,9 @@ impl<R: Sliced> SlicedRunner<R> {
                     }
                     let finished = this
                         .run
-                        .try_update_value(|r| r.take().map(Sliced::finish))
+                        .try_update_value(|r| {
+                            r.take().map(|r| r.finish().map_err(|e| e.to_string()))
+                        })
                         .flatten();
                     match finished {
                         Some(Ok(output)) => {
@@ -138,7 +108,7 @@ impl<R: Sliced> SlicedRunner<R> {
                     true
                 });
             } else {
-                let p = this.run.with_value(|r| r.as_ref().map(Sliced::progress));
+                let p = this.run.with_value(|r| r.as_ref().map(Stepping::progress));
                 this.progress.set(p);
             }
             done

@@ -6,7 +6,7 @@
 use e2e::{run, Browser};
 use libra_studio::charts::cluster_charts::cluster_summary;
 use libra_studio::cluster::study::{cluster_study, ClusterLink, ClusterPreset};
-use libra_studio::cluster::Policy;
+use libra_studio::routing::Algorithm;
 use std::time::Duration;
 
 /// The first column of each row of the totals, and the mean JCT.
@@ -85,8 +85,8 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         .await;
 
         // The paper's fabric under greedy alone: slices, no long task, and the core's numbers.
-        for p in Policy::ALL {
-            if p != Policy::Greedy {
+        for p in Algorithm::CLUSTER {
+            if p != Algorithm::Greedy {
                 b.click(&format!("cluster-policy-{}", p.key())).await;
             }
         }
@@ -94,7 +94,7 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         // it measures.
         let paper = ClusterLink {
             setup: ClusterPreset::PaperFabric.setup(),
-            policies: vec![Policy::Greedy],
+            policies: vec![Algorithm::Greedy],
             ..ClusterLink::default()
         };
         let native = std::time::Instant::now();
@@ -151,7 +151,7 @@ fn the_cluster_view_matches_the_core_at_the_papers_scale_in_slices() {
         assert_eq!(state.view, libra_studio::view::View::Cluster);
         let carried: ClusterLink = serde_json::from_str(state.cluster.as_deref().unwrap()).unwrap();
         assert_eq!(carried.setup, ClusterPreset::PaperFabric.setup());
-        assert_eq!(carried.policies, vec![Policy::Ecmp, Policy::Greedy]);
+        assert_eq!(carried.policies, vec![Algorithm::Ecmp, Algorithm::Greedy]);
         b.client.refresh().await.unwrap();
         b.wait_testid("cluster-view").await;
         let policies = b

@@ -9,6 +9,7 @@ use crate::model::scenario::Scenario;
 use crate::optimize::sweep::{budget_range, Front};
 use crate::optimize::SolveOptions;
 use crate::optimize::{compile, solve, Problem};
+use crate::stepping::{units, Progress, Stepping};
 
 /// Budgets per front; the scenario's own budget is added to them.
 pub const COMPARE_BUDGETS: usize = 16;
@@ -369,6 +370,27 @@ fn uniform_time(problem: &Problem, cost_usd: f64) -> Option<f64> {
     (per_gbps > 0.0).then(|| problem.time(&vec![cost_usd / per_gbps; problem.dims]))
 }
 
+/// The comparison is its own answer: once every shape is done, the run holds every front and
+/// the ranking.
+impl Stepping for ShapeRun {
+    type Output = ShapeRun;
+    type Error = std::convert::Infallible;
+
+    fn step(&mut self, shapes: u64) -> bool {
+        ShapeRun::step(self, units(shapes))
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = ShapeRun::progress(self);
+        Progress::of(done, total, "shapes")
+    }
+
+    fn finish(mut self) -> Result<ShapeRun, Self::Error> {
+        while !ShapeRun::step(&mut self, usize::MAX) {}
+        Ok(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +418,10 @@ mod tests {
         }
         assert_eq!(steps, 1);
         assert_eq!(run.progress(), (74, 74));
+        assert_eq!(Stepping::progress(&run).doing, "74 of 74 shapes");
+        // The stepping contract's finish does the same work in one go.
+        let Ok(whole) = Stepping::finish(ShapeRun::new(&base, &CompareSetup::default()).unwrap());
+        assert_eq!(whole.ranking(), run.ranking());
         let ranking = run.ranking();
         assert!(ranking.len() > 50, "{}", ranking.len());
         assert!(ranking.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));

@@ -29,7 +29,7 @@ use crate::model::scenario::{Scenario, WorkloadSpec};
 use crate::optimize::problem::{compile_classes, TrafficClasses};
 use crate::optimize::sweep::{pareto, FrontPoint};
 use crate::optimize::{Problem, SolveOptions};
-use crate::stepping::{units, Progress, Stepping};
+use crate::stepping::{units, Answering, AnswersOnce, Progress, Stepping};
 
 /// Designs kept in the ranked table.
 pub const RANKED: usize = 20;
@@ -519,12 +519,7 @@ impl CodesignRun {
     /// Check the setup and list the candidates (nothing is solved yet): at once, as
     /// [`CodesignStart`] does a few parallelisms at a time.
     pub fn new(setup: &CodesignSetup) -> Result<CodesignRun, CodesignError> {
-        let mut start = CodesignStart::new(setup)?;
-        loop {
-            if let Some(run) = start.step(usize::MAX) {
-                return run;
-            }
-        }
+        Answering::new(CodesignStart::new(setup)?).finish()
     }
 
     /// Candidates visited and candidates in all (those that fit in memory).
@@ -1003,6 +998,20 @@ impl Stepping for CodesignRun {
     fn finish(mut self) -> Result<CodesignResult, Self::Error> {
         while !CodesignRun::step(&mut self, usize::MAX) {}
         Ok(self.result())
+    }
+}
+
+impl AnswersOnce for CodesignStart {
+    type Output = CodesignRun;
+    type Error = CodesignError;
+
+    fn step_once(&mut self, parallelisms: u64) -> Option<Result<CodesignRun, CodesignError>> {
+        CodesignStart::step(self, units(parallelisms))
+    }
+
+    fn progress(&self) -> Progress {
+        let (done, total) = CodesignStart::progress(self);
+        Progress::of(done, total, "parallelisms")
     }
 }
 

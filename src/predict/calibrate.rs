@@ -6,6 +6,7 @@
 use super::measured::MeasuredRun;
 use super::step::predict;
 use super::system::System;
+use crate::stepping::{Answering, AnswersOnce, Progress, Stepping};
 
 /// The fitted parameters, in the order of [`super::system::CALIBRATED_A100`].
 pub const PARAMETERS: [&str; 8] = [
@@ -150,12 +151,13 @@ pub fn calibrate(
     weights: &[f64],
     held: &Held,
 ) -> Result<Fit, CalibrationError> {
-    let mut run = CalibrationRun::new(start, runs.to_vec(), weights.to_vec(), *held)?;
-    loop {
-        if let Some(outcome) = run.step() {
-            return outcome;
-        }
-    }
+    Answering::new(CalibrationRun::new(
+        start,
+        runs.to_vec(),
+        weights.to_vec(),
+        *held,
+    )?)
+    .finish()
 }
 
 /// Where a [`CalibrationRun`] is within a Levenberg-Marquardt step.
@@ -318,6 +320,29 @@ fn done(start: &System, x: [f64; 8], iterations: usize, start_cost: f64, cost: f
         iterations,
         start_cost,
         cost,
+    }
+}
+
+impl AnswersOnce for CalibrationRun {
+    type Output = Fit;
+    type Error = CalibrationError;
+
+    /// `pieces` pieces (each predicts every run once).
+    fn step_once(&mut self, pieces: u64) -> Option<Result<Fit, CalibrationError>> {
+        for _ in 1..pieces.max(1) {
+            if let Some(answer) = CalibrationRun::step(self) {
+                return Some(answer);
+            }
+        }
+        CalibrationRun::step(self)
+    }
+
+    fn progress(&self) -> Progress {
+        let (step, most) = CalibrationRun::progress(self);
+        Progress {
+            fraction: (step.saturating_sub(1) as f64 / most.max(1) as f64).clamp(0.0, 1.0),
+            doing: format!("step {step} of at most {most}"),
+        }
     }
 }
 

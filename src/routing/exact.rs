@@ -1624,29 +1624,12 @@ mod tests {
                 jobs_forced += usize::from(cb.every_job_at_z1());
             }
             // Job-lex against brute force: the job vector, then the flow vector.
-            let probe = |r: &Routing| {
-                let x = rates(&inst, r);
-                let mut jobs: Vec<f64> = inst
-                    .jobs
-                    .iter()
-                    .map(|(_, rings)| {
-                        rings
-                            .iter()
-                            .flat_map(|&g| inst.rings[g].flows.iter().map(|&f| x[f]))
-                            .fold(f64::INFINITY, f64::min)
-                    })
-                    .collect();
-                jobs.sort_by(f64::total_cmp);
-                (jobs, sorted(x))
-            };
-            let key = |a: &(Vec<f64>, Vec<f64>), b: &(Vec<f64>, Vec<f64>)| {
-                cmp_lex(&a.0, &b.0).then_with(|| cmp_lex(&a.1, &b.1))
-            };
-            let best_job = all.iter().map(probe).max_by(key).unwrap();
+            let probe = |r: &Routing| job_probe(&inst, r);
+            let best_job = all.iter().map(probe).max_by(job_key).unwrap();
             let opt = optimize(&inst, Objective::JobLex, 10_000_000);
             assert!(opt.proven, "seed {seed}");
             assert_eq!(
-                key(&probe(&opt.routing), &best_job),
+                job_key(&probe(&opt.routing), &best_job),
                 Ordering::Equal,
                 "job-lex, seed {seed}"
             );

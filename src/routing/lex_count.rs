@@ -15,7 +15,7 @@
 //! flow sits on two sides, so the sides' counts are halved, or their largest taken.
 
 use super::max_flow::FlowGraph;
-use super::scenario::Instance;
+use super::scenario::{Fabric, Instance};
 
 /// Relative tolerance of rate comparisons.
 const TOL: f64 = 1e-9;
@@ -117,20 +117,7 @@ impl CountBound {
             && fills.iter().all(|m| *m == fills[0]))
         .then_some(fills[0]);
         // Side 2t is ToR t's up side, 2t + 1 its down side.
-        let side_links = (0..t)
-            .flat_map(|tor| {
-                [
-                    (0..s)
-                        .map(|sp| fabric.up(tor, sp))
-                        .filter(|e| live(*e))
-                        .collect(),
-                    (0..s)
-                        .map(|sp| fabric.down(tor, sp))
-                        .filter(|e| live(*e))
-                        .collect(),
-                ]
-            })
-            .collect();
+        let side_links = live_side_links(fabric);
         let tors_of = inst
             .flows
             .iter()
@@ -448,4 +435,23 @@ impl CountBound {
             .all(|x| *x >= self.top * (1.0 - TOL));
         (count, rest_top)
     }
+}
+
+/// The live links of each ToR side: side `2t` is ToR `t`'s up side, `2t + 1` its down side.
+pub(super) fn live_side_links(fabric: &Fabric) -> Vec<Vec<usize>> {
+    let live = |e: usize| fabric.capacity[e].is_some();
+    (0..fabric.num_tors)
+        .flat_map(|tor| {
+            [
+                (0..fabric.num_spines)
+                    .map(|sp| fabric.up(tor, sp))
+                    .filter(|e| live(*e))
+                    .collect(),
+                (0..fabric.num_spines)
+                    .map(|sp| fabric.down(tor, sp))
+                    .filter(|e| live(*e))
+                    .collect(),
+            ]
+        })
+        .collect()
 }

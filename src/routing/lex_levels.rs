@@ -142,26 +142,12 @@ impl LevelBound {
         let fabric = &inst.fabric;
         let (t, s) = (fabric.num_tors, fabric.num_spines);
         let spine_links = 2 * (t * s) as usize;
-        let live = |e: usize| fabric.capacity[e].is_some();
         let widest = fabric.capacity[..spine_links]
             .iter()
             .flatten()
             .copied()
             .fold(0.0, f64::max);
-        let side_links = (0..t)
-            .flat_map(|tor| {
-                [
-                    (0..s)
-                        .map(|sp| fabric.up(tor, sp))
-                        .filter(|e| live(*e))
-                        .collect(),
-                    (0..s)
-                        .map(|sp| fabric.down(tor, sp))
-                        .filter(|e| live(*e))
-                        .collect(),
-                ]
-            })
-            .collect();
+        let side_links = super::lex_count::live_side_links(fabric);
         LevelBound {
             top: fabric.nic_gbps.min(widest),
             nic: fabric.nic_gbps,

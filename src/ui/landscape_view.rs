@@ -87,7 +87,7 @@ pub fn LandscapePanel() -> impl IntoView {
                         return true;
                     }
                     let Some(r) = run.as_mut() else { return true };
-                    let done = browser::work_for_a_frame(|| r.step());
+                    let done = browser::work_for_a_frame(|| r.step_cells(4));
                     if done {
                         result.set(run.take().map(|r| Ok(Arc::new(r.into_landscape()))));
                         progress.set(None);

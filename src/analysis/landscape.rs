@@ -315,9 +315,9 @@ pub fn method_paths(problem: &Problem, i: usize, j: usize) -> Vec<MethodPath> {
         .collect()
 }
 
-/// A landscape computed a row of the grid at a time ([`LandscapeRun::step`]: `n` solves), so the
-/// app can spread its `n * n` solves over animation frames; the rows give the same landscape as
-/// [`landscape`].
+/// A landscape computed a row of the grid ([`LandscapeRun::step`]: `n` solves) or a few cells
+/// ([`LandscapeRun::step_cells`]) at a time, so the app can spread its `n * n` solves over
+/// animation frames; the pieces give the same landscape as [`landscape`].
 pub struct LandscapeRun {
     problem: Problem,
     opt: Vec<f64>,

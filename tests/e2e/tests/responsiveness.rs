@@ -116,7 +116,7 @@ fn long_work_runs_in_slices_with_progress_and_a_cancel_and_no_task_over_50_ms() 
         let bloom = 2.0 * 7.0 * (4.0 * 176e9 / 48.0 / 8.0) * 8.0 / 100e9;
         b.wait_value("route-makespan", |v| close(v, bloom)).await;
 
-        // The landscape: 1,024 solves a row per slice, and the drawing.
+        // The landscape: 1,024 solves a few cells per slice, and the drawing.
         b.click("view-landscape").await;
         b.wait_value("landscape-explain", |v| !v.is_empty()).await;
         let s = study(&default_scenario()).unwrap();

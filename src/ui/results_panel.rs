@@ -173,17 +173,17 @@ pub fn ResultsPanel(
             // What a screen reader announces after each recompute: one sentence, not the panel.
             <p class="sr-only" role="status" data-testid="results-announcement">
                 {move || studio.outcome.with(|o| match (&o.problem, &o.study) {
-                    (Some(p), _) => p.clone(),
+                    (Some(p), _) => p.to_string(),
                     (None, Some(s)) => crate::analysis::explain::summary(s),
                     (None, None) => String::new(),
                 })}
             </p>
             {move || {
                 let o: Outcome = studio.outcome.get();
-                let problem = o.problem.clone().map(|p| {
+                let problem = o.problem.as_ref().map(|p| {
                     view! {
                         <p class="error" role="alert" data-testid="input-error">
-                            {p}
+                            {p.to_string()}
                             {o.stale.then_some(" The results below are those of the last valid input.")}
                         </p>
                     }

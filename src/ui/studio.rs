@@ -2,7 +2,7 @@
 //! saved scenario). One `Copy` handle of signals, provided as context to every panel.
 
 use super::browser;
-use crate::analysis::outcome::Outcome;
+use crate::analysis::outcome::{Outcome, Problem};
 use crate::analysis::study::{study, study_by, Study};
 use crate::form::{Field, FieldError, Form};
 use crate::model::scenario::Scenario;
@@ -105,12 +105,12 @@ impl Studio {
         let method = RwSignal::new(Method::InteriorPoint);
         let outcome = Memo::new(move |prev: Option<&Outcome>| {
             let result = match parsed.get() {
-                Err(errors) => Err(summary(&errors)),
+                Err(errors) => Err(Problem::Fields(errors)),
                 Ok(sc) => {
                     let t0 = browser::now_ms();
                     let result = study_by(&sc, method.get());
                     let ms = browser::now_ms() - t0;
-                    result.map(|s| (s, ms)).map_err(|e| e.to_string())
+                    result.map(|s| (s, ms)).map_err(Problem::Study)
                 }
             };
             Outcome::next(prev, result)
@@ -430,19 +430,5 @@ impl Studio {
         let state = self.link_state();
         self.parsed
             .with_untracked(|p| p.as_ref().ok().map(|sc| permalink::encode_link(sc, &state)))
-    }
-}
-
-/// One line for the results panel about the form's errors.
-fn summary(errors: &[FieldError]) -> String {
-    match errors {
-        [] => String::new(),
-        [one] => format!("Fix the {}: {}.", one.field.label(), one.message),
-        [first, rest @ ..] => format!(
-            "Fix the {}: {} (and {} more marked in the form).",
-            first.field.label(),
-            first.message,
-            rest.len()
-        ),
     }
 }

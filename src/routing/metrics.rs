@@ -93,8 +93,13 @@ impl Metrics {
 /// [`measure`] without the fluid simulation (its fields empty and NaN until
 /// [`Metrics::with_fluid`]): what the static times need, a fraction of the work at scale.
 pub fn measure_static(inst: &Instance, routing: &Routing) -> Metrics {
+    measure_static_rated(inst, routing, rates(inst, routing))
+}
+
+/// [`measure_static`] given the routing's max-min [`rates`] (a page computes them in a slice of
+/// their own: 32,768 sub-flows take tens of milliseconds).
+pub fn measure_static_rated(inst: &Instance, routing: &Routing, rates: Vec<f64>) -> Metrics {
     let fabric = &inst.fabric;
-    let rates = rates(inst, routing);
     let loads = routing.loads(inst);
     let link_loads: BTreeMap<String, u32> = loads
         .iter()

@@ -13,7 +13,7 @@ use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
 use super::fluid::FluidRun;
 use super::generate::{generate, GenerateError, Placement};
-use super::metrics::{measure_static, Metrics, Routing};
+use super::metrics::{measure_static, measure_static_rated, rates, Metrics, Routing};
 use super::multipath::{ecmp_multiflow, fluid_simulated, LLAMA3_FLOWS};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
@@ -494,9 +494,9 @@ enum Stage {
     Route(usize),
     /// The exact search for the least static makespan.
     Optimal(Box<ExactRun>),
-    /// Measure algorithm `k`'s routing (a piece of its own for multi-flow ECMP, whose split
-    /// instance has 16 times the flows).
-    Measure(usize, Box<Routing>),
+    /// Measure algorithm `k`'s routing (pieces of their own for multi-flow ECMP, whose split
+    /// instance has 16 times the flows: its max-min rates, then the rest of its metrics).
+    Measure(usize, Box<Routing>, Option<Vec<f64>>),
     /// The fluid simulation of algorithm `k`'s routing (its static metrics are in already).
     Fluid(usize, Box<FluidRun>),
     /// Generate the failure sweep's fabric with `failed` failed spines (a piece of its own: at
@@ -592,13 +592,17 @@ impl RouteStudyRun {
                     Algorithm::MultiFlowEcmp => {
                         let (split, r) = ecmp_multiflow(inst, LLAMA3_FLOWS);
                         self.split = Some(split);
-                        self.stage = Stage::Measure(k, Box::new(r));
+                        self.stage = Stage::Measure(k, Box::new(r), None);
                         return false;
                     }
                 };
                 self.routed_static(k, &r, None)
             }
-            Stage::Measure(k, r) => self.routed_static(k, &r, None),
+            Stage::Measure(k, r, None) => {
+                let x = rates(routed_on(inst, &self.split, k), &r);
+                Stage::Measure(k, r, Some(x))
+            }
+            Stage::Measure(k, r, Some(x)) => self.routed_static_rated(k, &r, None, x),
             Stage::Optimal(mut run) => {
                 // Seeding routes four ways: one heuristic a piece, then the search.
                 if run.seed_step(inst) {
@@ -703,8 +707,20 @@ impl RouteStudyRun {
     }
 
     fn routed_static(&mut self, k: usize, r: &Routing, proven: Option<bool>) -> Stage {
+        let x = rates(routed_on(&self.instance, &self.split, k), r);
+        self.routed_static_rated(k, r, proven, x)
+    }
+
+    /// [`RouteStudyRun::routed_static`] given the routing's rates.
+    fn routed_static_rated(
+        &mut self,
+        k: usize,
+        r: &Routing,
+        proven: Option<bool>,
+        rates: Vec<f64>,
+    ) -> Stage {
         let inst = routed_on(&self.instance, &self.split, k);
-        let metrics = measure_static(inst, r);
+        let metrics = measure_static_rated(inst, r, rates);
         let simulate = inst.subflows == 1 || fluid_simulated(inst);
         let metrics = match simulate {
             true => metrics,
@@ -747,7 +763,7 @@ impl RouteStudyRun {
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
             Stage::Route(k) => (2.0 * *k as f64, format!("routing with {}", study_label(*k))),
-            Stage::Measure(k, _) => (
+            Stage::Measure(k, ..) => (
                 2.0 * *k as f64 + 0.5,
                 format!("measuring {}", study_label(*k)),
             ),

@@ -7,9 +7,9 @@ export PATH := $(CURDIR)/tools/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 setup:
 	@scripts/setup
 
-## Serve the release build on http://127.0.0.1:8080 (rebuilds on change).
+## Serve the release build on http://127.0.0.1:8080 (rebuilds on change; scripts/bundle).
 serve: setup
-	trunk serve --release --dist dist-serve
+	scripts/bundle serve --port 8080
 
 ## Every test: formatting, native tests, clippy (native and wasm) with warnings denied,
 ## the release wasm build and its size budget, and the headless-Chromium tests.
@@ -27,9 +27,9 @@ clippy:
 	cargo clippy --target wasm32-unknown-unknown --lib --bins -- -D warnings
 
 ## The release bundle in dist/: static files with relative URLs, to copy to the root of any static
-## host or under any sub-path (README "Publish").
+## host or under any sub-path (README "Publish"). scripts/bundle: cargo, wasm-bindgen, wasm-opt.
 dist: setup
-	trunk build --release --public-url ./
+	scripts/bundle build --dist dist
 
 size:
 	@scripts/wasm-size

@@ -1,6 +1,6 @@
 // libra-studio's service worker: the app shell (index.html, the js, the wasm, the css, the
 // manifest and icons) is cached on the first visit, so that the app opens and computes with no
-// network. scripts/stamp-sw writes VERSION and ASSETS at build time; a new release has a new
+// network. scripts/bundle writes VERSION and ASSETS at build time; a new release has a new
 // VERSION, so the browser installs the new worker on the next online visit, which caches the
 // new shell and deletes the old one.
 const VERSION = "__VERSION__";

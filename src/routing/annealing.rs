@@ -18,7 +18,7 @@ pub const T_START: f64 = 2.0;
 pub const T_END: f64 = 0.02;
 
 /// Anneal `inst`'s routing with `moves` moves from `seed`, in memory bounded by the instance
-/// whatever the number of moves (see [`anneal`]).
+/// whatever the number of moves (see [`Annealing`]).
 pub fn annealing(inst: &Instance, seed: u64, moves: u64) -> Routing {
     anneal(inst, seed, moves, inst.flows.len().max(MIN_UNDO_LOG))
 }
@@ -26,82 +26,140 @@ pub fn annealing(inst: &Instance, seed: u64, moves: u64) -> Routing {
 /// Accepted moves kept in the undo log at least, before the best state is copied instead.
 const MIN_UNDO_LOG: usize = 4_096;
 
-/// The annealing with an undo log of at most `log_cap` moves. The best state is kept as the moves
-/// accepted since it (undone at the end: cheaper than copying the routing at every improvement,
-/// 262,144 flows times thousands of improvements); once that log reaches `log_cap`, the best state
-/// is copied out and moves are no longer logged until the next improvement. So the memory is
-/// O(flows + log_cap), not 16 bytes per accepted move (1e9 moves took about 16 GB).
 fn anneal(inst: &Instance, seed: u64, moves: u64, log_cap: usize) -> Routing {
-    let fabric = &inst.fabric;
-    let mut routing = ecmp(inst);
-    let movable: Vec<usize> = inst
-        .flows
-        .iter()
-        .filter(|f| f.inter_tor() && f.candidates.len() > 1)
-        .map(|f| f.id)
-        .collect();
-    if movable.is_empty() || moves == 0 {
-        return routing;
+    let mut run = Annealing::with_log(inst, seed, moves, log_cap);
+    run.step(inst, moves);
+    run.finish()
+}
+
+/// An annealing made a slice of moves at a time ([`Annealing::step`]), so that a page can spread
+/// it over frames: any slicing makes the same moves, so gives the same routing as [`annealing`].
+///
+/// The best state is kept as the moves accepted since it (undone at the end: cheaper than copying
+/// the routing at every improvement, 262,144 flows times thousands of improvements); once that
+/// log reaches its cap, the best state is copied out and moves are no longer logged until the
+/// next improvement. So the memory is O(flows + cap), not 16 bytes per accepted move (1e9 moves
+/// took about 16 GB).
+pub struct Annealing {
+    routing: Routing,
+    movable: Vec<usize>,
+    load: Vec<i64>,
+    energy: i64,
+    best_energy: i64,
+    /// The moves accepted since the best state, or (once the log is full) a copy of it.
+    since_best: Vec<(usize, u32)>,
+    best_copy: Option<Routing>,
+    log_cap: usize,
+    /// The random stream's position (splitmix64 of it is the next number).
+    draw: u64,
+    cooling: f64,
+    t: f64,
+    left: u64,
+}
+
+impl Annealing {
+    /// `moves` moves from `seed`, none made yet.
+    pub fn new(inst: &Instance, seed: u64, moves: u64) -> Annealing {
+        Annealing::with_log(inst, seed, moves, inst.flows.len().max(MIN_UNDO_LOG))
     }
-    let mut load: Vec<i64> = routing.loads(inst).into_iter().map(i64::from).collect();
-    let mut energy: i64 = load.iter().map(|l| l * l).sum();
-    let mut best_energy = energy;
-    // The moves accepted since the best state, or (once the log is full) a copy of it.
-    let mut since_best: Vec<(usize, u32)> = Vec::new();
-    let mut best_copy: Option<Routing> = None;
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(1);
-        splitmix64(state)
-    };
-    let cooling = (T_END / T_START).powf(1.0 / moves as f64);
-    let mut t = T_START;
-    for _ in 0..moves {
-        let id = movable[(next() % movable.len() as u64) as usize];
-        let f = &inst.flows[id];
-        let now = routing.0[id].expect("an inter-ToR flow is routed");
-        // Another candidate, uniformly.
-        let mut k = (next() % (f.candidates.len() as u64 - 1)) as usize;
-        if f.candidates[k] >= now {
-            k += 1;
+
+    fn with_log(inst: &Instance, seed: u64, moves: u64, log_cap: usize) -> Annealing {
+        let routing = ecmp(inst);
+        let movable: Vec<usize> = inst
+            .flows
+            .iter()
+            .filter(|f| f.inter_tor() && f.candidates.len() > 1)
+            .map(|f| f.id)
+            .collect();
+        let load: Vec<i64> = routing.loads(inst).into_iter().map(i64::from).collect();
+        let energy: i64 = load.iter().map(|l| l * l).sum();
+        Annealing {
+            left: if movable.is_empty() { 0 } else { moves },
+            routing,
+            movable,
+            load,
+            energy,
+            best_energy: energy,
+            since_best: Vec::new(),
+            best_copy: None,
+            log_cap,
+            draw: seed,
+            cooling: (T_END / T_START).powf(1.0 / moves as f64),
+            t: T_START,
         }
-        let to = f.candidates[k];
-        let (a, b) = (fabric.up(f.src_tor, now), fabric.down(f.dst_tor, now));
-        let (c, d) = (fabric.up(f.src_tor, to), fabric.down(f.dst_tor, to));
-        // Sum of squares after taking one flow off a and b and putting it on c and d.
-        let delta = 2 * (load[c] + load[d] - load[a] - load[b]) + 4;
-        let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
-        if delta <= 0 || u < (-(delta as f64) / t).exp() {
-            load[a] -= 1;
-            load[b] -= 1;
-            load[c] += 1;
-            load[d] += 1;
-            energy += delta;
-            routing.0[id] = Some(to);
-            if energy < best_energy {
-                best_energy = energy;
-                since_best.clear();
-                best_copy = None;
-            } else if best_copy.is_none() {
-                since_best.push((id, now));
-                if since_best.len() >= log_cap {
-                    let mut best = routing.clone();
-                    for (id, from) in since_best.drain(..).rev() {
-                        best.0[id] = Some(from);
+    }
+
+    fn next(&mut self) -> u64 {
+        self.draw = self.draw.wrapping_add(1);
+        splitmix64(self.draw)
+    }
+
+    /// Make up to `moves` more moves; true when all are made.
+    pub fn step(&mut self, inst: &Instance, moves: u64) -> bool {
+        let fabric = &inst.fabric;
+        let n = moves.min(self.left);
+        for _ in 0..n {
+            let pick = (self.next() % self.movable.len() as u64) as usize;
+            let id = self.movable[pick];
+            let f = &inst.flows[id];
+            let now = self.routing.0[id].expect("an inter-ToR flow is routed");
+            // Another candidate, uniformly.
+            let mut k = (self.next() % (f.candidates.len() as u64 - 1)) as usize;
+            if f.candidates[k] >= now {
+                k += 1;
+            }
+            let to = f.candidates[k];
+            let (a, b) = (fabric.up(f.src_tor, now), fabric.down(f.dst_tor, now));
+            let (c, d) = (fabric.up(f.src_tor, to), fabric.down(f.dst_tor, to));
+            let load = &mut self.load;
+            // Sum of squares after taking one flow off a and b and putting it on c and d.
+            let delta = 2 * (load[c] + load[d] - load[a] - load[b]) + 4;
+            let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+            if delta <= 0 || u < (-(delta as f64) / self.t).exp() {
+                let load = &mut self.load;
+                load[a] -= 1;
+                load[b] -= 1;
+                load[c] += 1;
+                load[d] += 1;
+                self.energy += delta;
+                self.routing.0[id] = Some(to);
+                if self.energy < self.best_energy {
+                    self.best_energy = self.energy;
+                    self.since_best.clear();
+                    self.best_copy = None;
+                } else if self.best_copy.is_none() {
+                    self.since_best.push((id, now));
+                    if self.since_best.len() >= self.log_cap {
+                        let mut best = self.routing.clone();
+                        for (id, from) in self.since_best.drain(..).rev() {
+                            best.0[id] = Some(from);
+                        }
+                        self.best_copy = Some(best);
                     }
-                    best_copy = Some(best);
                 }
             }
+            self.t *= self.cooling;
         }
-        t *= cooling;
+        self.left -= n;
+        self.left == 0
     }
-    if let Some(best) = best_copy {
-        return best;
+
+    /// Moves still to make.
+    pub fn left(&self) -> u64 {
+        self.left
     }
-    for (id, from) in since_best.into_iter().rev() {
-        routing.0[id] = Some(from);
+
+    /// The least-energy routing seen (after the moves made so far).
+    pub fn finish(self) -> Routing {
+        if let Some(best) = self.best_copy {
+            return best;
+        }
+        let mut routing = self.routing;
+        for (id, from) in self.since_best.into_iter().rev() {
+            routing.0[id] = Some(from);
+        }
+        routing
     }
-    routing
 }
 
 #[cfg(test)]
@@ -141,6 +199,13 @@ mod tests {
         assert!(others.iter().any(|o| *o != a));
         // No moves: ECMP itself.
         assert_eq!(annealing(&inst, 7, 0), ecmp(&inst));
+        // Any slicing makes the same moves.
+        for slice in [1, 999, 7_000, 20_000] {
+            let mut run = Annealing::new(&inst, 7, 20_000);
+            while !run.step(&inst, slice) {}
+            assert_eq!(run.left(), 0);
+            assert_eq!(run.finish(), a, "slices of {slice}");
+        }
     }
 
     #[test]

@@ -24,50 +24,91 @@ pub const COOLING: f64 = 0.99;
 
 /// The authors' annealing of `inst` from `seed`.
 pub fn annealing_authors(inst: &Instance, seed: u64) -> Routing {
-    let hosts = inst.fabric.hosts.len();
-    // The NICs that receive an inter-ToR flow, and each one's position within its ToR.
-    let mut position = vec![0u32; hosts];
-    let mut on_tor = vec![0u32; inst.fabric.num_tors as usize];
-    for (i, h) in inst.fabric.hosts.iter().enumerate() {
-        position[i] = on_tor[h.tor as usize];
-        on_tor[h.tor as usize] += 1;
-    }
-    let mut receives = vec![false; hosts];
-    for f in inst.flows.iter().filter(|f| f.inter_tor()) {
-        receives[f.dst_index] = true;
-    }
-    let nics: Vec<usize> = (0..hosts).filter(|i| receives[*i]).collect();
-    let mut state: Vec<u32> = position.clone();
-    let mut best = state.clone();
-    let mut energy = energy_of(inst, &state);
-    let mut best_energy = energy;
-    let mut x = seed;
-    let mut next = || {
-        x = x.wrapping_add(1);
-        splitmix64(x)
-    };
-    let mut t = T_START;
-    while t > T_END && nics.len() > 1 {
-        let a = nics[(next() % nics.len() as u64) as usize];
-        let b = nics[(next() % nics.len() as u64) as usize];
-        state.swap(a, b);
-        let e = energy_of(inst, &state);
-        let accept = e <= energy || {
-            let u = (next() >> 11) as f64 / (1u64 << 53) as f64;
-            u < (-((e - energy) as f64) / t).exp()
-        };
-        if accept {
-            energy = e;
-            if e < best_energy {
-                best_energy = e;
-                best.clone_from(&state);
-            }
-        } else {
-            state.swap(a, b);
+    let mut run = AuthorsAnnealing::new(inst, seed);
+    while !run.step(inst, usize::MAX) {}
+    run.finish(inst)
+}
+
+/// The authors' annealing made a slice of steps at a time ([`AuthorsAnnealing::step`]), so that a
+/// page can spread it over frames (each step computes the whole routing's link loads: 917 of
+/// them take tens of milliseconds at the paper's scale). Any slicing gives [`annealing_authors`].
+pub struct AuthorsAnnealing {
+    /// The NICs that receive an inter-ToR flow.
+    nics: Vec<usize>,
+    state: Vec<u32>,
+    best: Vec<u32>,
+    energy: u64,
+    best_energy: u64,
+    /// The random stream's position (splitmix64 of it is the next number).
+    draw: u64,
+    t: f64,
+}
+
+impl AuthorsAnnealing {
+    /// The authors' start: each NIC on the spine of its position within its ToR.
+    pub fn new(inst: &Instance, seed: u64) -> AuthorsAnnealing {
+        let hosts = inst.fabric.hosts.len();
+        // The NICs that receive an inter-ToR flow, and each one's position within its ToR.
+        let mut position = vec![0u32; hosts];
+        let mut on_tor = vec![0u32; inst.fabric.num_tors as usize];
+        for (i, h) in inst.fabric.hosts.iter().enumerate() {
+            position[i] = on_tor[h.tor as usize];
+            on_tor[h.tor as usize] += 1;
         }
-        t *= COOLING;
+        let mut receives = vec![false; hosts];
+        for f in inst.flows.iter().filter(|f| f.inter_tor()) {
+            receives[f.dst_index] = true;
+        }
+        let energy = energy_of(inst, &position);
+        AuthorsAnnealing {
+            nics: (0..hosts).filter(|i| receives[*i]).collect(),
+            best: position.clone(),
+            state: position,
+            energy,
+            best_energy: energy,
+            draw: seed,
+            t: T_START,
+        }
     }
-    routing_of(inst, &best)
+
+    fn next(&mut self) -> u64 {
+        self.draw = self.draw.wrapping_add(1);
+        splitmix64(self.draw)
+    }
+
+    /// Make up to `steps` more steps of the schedule; true when it has ended.
+    pub fn step(&mut self, inst: &Instance, steps: usize) -> bool {
+        for _ in 0..steps {
+            if !(self.t > T_END && self.nics.len() > 1) {
+                return true;
+            }
+            let n = self.nics.len() as u64;
+            let (i, j) = (self.next() % n, self.next() % n);
+            let (a, b) = (self.nics[i as usize], self.nics[j as usize]);
+            self.state.swap(a, b);
+            let e = energy_of(inst, &self.state);
+            let accept = e <= self.energy || {
+                let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+                u < (-((e - self.energy) as f64) / self.t).exp()
+            };
+            if accept {
+                self.energy = e;
+                if e < self.best_energy {
+                    self.best_energy = e;
+                    self.best.clone_from(&self.state);
+                }
+            } else {
+                self.state.swap(a, b);
+            }
+            self.t *= COOLING;
+        }
+        !(self.t > T_END && self.nics.len() > 1)
+    }
+
+    /// The least-energy routing seen (after the steps made so far).
+    pub fn finish(&self, inst: &Instance) -> Routing {
+        routing_of(inst, &self.best)
+    }
 }
 
 /// Every inter-ToR flow on its destination NIC's spine (the `state`-th of its live spines,
@@ -109,6 +150,12 @@ mod tests {
             let inst = generate(&p).unwrap().instance().unwrap();
             let r = annealing_authors(&inst, 1234);
             assert_eq!(annealing_authors(&inst, 1234), r, "deterministic");
+            // Any slicing makes the same steps.
+            for slice in [1, 100, 916, 917] {
+                let mut run = AuthorsAnnealing::new(&inst, 1234);
+                while !run.step(&inst, slice) {}
+                assert_eq!(run.finish(&inst), r, "slices of {slice}");
+            }
             for f in inst.flows.iter().filter(|f| f.inter_tor()) {
                 let s = r.0[f.id].unwrap();
                 assert!(f.candidates.contains(&s));

@@ -6,15 +6,15 @@
 
 use super::algorithm::Algorithm;
 use super::algorithms::{ecmp, greedy, greedy_capacity_aware};
-use super::annealing::{annealing, DEFAULT_MOVES};
-use super::annealing_authors::{annealing_authors, AUTHORS_SEED};
+use super::annealing::{Annealing, DEFAULT_MOVES};
+use super::annealing_authors::{AuthorsAnnealing, AUTHORS_SEED};
 use super::coupling::{efficiency_of, EtaBasis};
 use super::edge_coloring::edge_coloring;
 use super::exact::{ExactRun, Objective};
 use super::fluid::FluidRun;
 use super::generate::{generate, GenerateError, Placement};
 use super::metrics::{measure_static, measure_static_rated, rates, Metrics, Routing};
-use super::multipath::{ecmp_multiflow, fluid_simulated, LLAMA3_FLOWS};
+use super::multipath::{fluid_simulated, split, LLAMA3_FLOWS};
 use super::paper_jobs::PaperModel;
 use super::scenario::{CapacityOverride, Instance, LinkKind, RouteScenario};
 use crate::form::typed::Kind;
@@ -485,6 +485,12 @@ pub fn study_label(k: usize) -> &'static str {
     }
 }
 
+/// Annealing's moves in one piece of a study (its 200,000 took 8-15 ms natively at the paper's
+/// scale, too long for one frame in a browser).
+const ANNEAL_MOVES_PER_PIECE: u64 = 25_000;
+/// Steps of the authors' annealing in one piece (917 took 12-19 ms natively at the paper's scale).
+const AUTHORS_STEPS_PER_PIECE: usize = 100;
+
 /// The position of the exact optimizer in [`Algorithm::ALL`].
 const OPTIMAL: usize = 3;
 
@@ -494,6 +500,12 @@ enum Stage {
     Route(usize),
     /// The exact search for the least static makespan.
     Optimal(Box<ExactRun>),
+    /// Route the split instance with ECMP (multi-flow ECMP, algorithm `k`).
+    RouteSplit(usize),
+    /// Annealing (algorithm `k`), a slice of moves a piece.
+    Anneal(usize, Box<Annealing>),
+    /// The authors' annealing (algorithm `k`), a slice of its schedule a piece.
+    AnnealAuthors(usize, Box<AuthorsAnnealing>),
     /// Measure algorithm `k`'s routing (pieces of their own for multi-flow ECMP, whose split
     /// instance has 16 times the flows: its max-min rates, then the rest of its metrics).
     Measure(usize, Box<Routing>, Option<Vec<f64>>),
@@ -587,17 +599,38 @@ impl RouteStudyRun {
                     Algorithm::Greedy => greedy(inst),
                     Algorithm::GreedyCapacityAware => greedy_capacity_aware(inst),
                     Algorithm::EdgeColoring => edge_coloring(inst),
-                    Algorithm::Annealing => annealing(inst, 1, DEFAULT_MOVES),
-                    Algorithm::AnnealingAuthors => annealing_authors(inst, AUTHORS_SEED),
+                    Algorithm::Annealing => {
+                        let run = Annealing::new(inst, 1, DEFAULT_MOVES);
+                        self.stage = Stage::Anneal(k, Box::new(run));
+                        return false;
+                    }
+                    Algorithm::AnnealingAuthors => {
+                        let run = AuthorsAnnealing::new(inst, AUTHORS_SEED);
+                        self.stage = Stage::AnnealAuthors(k, Box::new(run));
+                        return false;
+                    }
                     Algorithm::MultiFlowEcmp => {
-                        let (split, r) = ecmp_multiflow(inst, LLAMA3_FLOWS);
-                        self.split = Some(split);
-                        self.stage = Stage::Measure(k, Box::new(r), None);
+                        // Split first, route the split in the next piece (each about 5 ms at
+                        // the paper's 32,640 sub-flows).
+                        self.split = Some(split(inst, LLAMA3_FLOWS));
+                        self.stage = Stage::RouteSplit(k);
                         return false;
                     }
                 };
                 self.routed_static(k, &r, None)
             }
+            Stage::RouteSplit(k) => {
+                let r = ecmp(routed_on(inst, &self.split, k));
+                Stage::Measure(k, Box::new(r), None)
+            }
+            Stage::Anneal(k, mut run) => match run.step(inst, ANNEAL_MOVES_PER_PIECE) {
+                true => self.routed_static(k, &run.finish(), None),
+                false => Stage::Anneal(k, run),
+            },
+            Stage::AnnealAuthors(k, mut run) => match run.step(inst, AUTHORS_STEPS_PER_PIECE) {
+                true => self.routed_static(k, &run.finish(inst), None),
+                false => Stage::AnnealAuthors(k, run),
+            },
             Stage::Measure(k, r, None) => {
                 let x = rates(routed_on(inst, &self.split, k), &r);
                 Stage::Measure(k, r, Some(x))
@@ -763,6 +796,13 @@ impl RouteStudyRun {
         let searched = |run: &ExactRun| run.nodes() as f64 / run.budget().max(1) as f64;
         let (done, doing) = match &self.stage {
             Stage::Route(k) => (2.0 * *k as f64, format!("routing with {}", study_label(*k))),
+            Stage::Anneal(k, run) => (
+                2.0 * *k as f64 + 0.5 * (1.0 - run.left() as f64 / DEFAULT_MOVES as f64),
+                format!("routing with {}", study_label(*k)),
+            ),
+            Stage::RouteSplit(k) | Stage::AnnealAuthors(k, _) => {
+                (2.0 * *k as f64, format!("routing with {}", study_label(*k)))
+            }
             Stage::Measure(k, ..) => (
                 2.0 * *k as f64 + 0.5,
                 format!("measuring {}", study_label(*k)),

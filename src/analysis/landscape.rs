@@ -452,19 +452,14 @@ impl Stepping for LandscapeRun {
     type Output = Landscape;
     type Error = std::convert::Infallible;
 
-    /// `rows` rows of the grid.
-    fn step(&mut self, rows: u64) -> bool {
-        for _ in 0..rows.max(1) {
-            if LandscapeRun::step(self) {
-                return true;
-            }
-        }
-        false
+    /// `cells` cells of the grid (at least one).
+    fn step(&mut self, cells: u64) -> bool {
+        self.step_cells(usize::try_from(cells).unwrap_or(usize::MAX).max(1))
     }
 
     fn progress(&self) -> Progress {
         let l = &self.done;
-        Progress::of(l.time_ns.len() / l.xs.len().max(1), l.ys.len(), "rows")
+        Progress::of(l.time_ns.len(), l.xs.len() * l.ys.len(), "cells")
     }
 
     fn finish(mut self) -> Result<Landscape, Self::Error> {

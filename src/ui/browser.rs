@@ -289,7 +289,7 @@ pub fn focus(selector: &str) {
 }
 
 /// Milliseconds of work per animation frame for long computations run in slices.
-pub const FRAME_MS: f64 = 12.0;
+pub const FRAME_MS: f64 = 8.0;
 
 /// The most milliseconds of work one frame's slice may reach, pieces of uneven cost included.
 const SLICE_MS: f64 = 30.0;

@@ -5,16 +5,19 @@
 //! method (its *base*, while the view is shown) and the pair a link carried; it sends back the
 //! pair the visitor picks.
 
-use super::browser;
 use super::chart_canvas::ChartCanvas;
 use super::module_bridge::LANDSCAPE;
-use crate::analysis::landscape::{pair_shown, pick, Landscape, LandscapeRun, GRID};
+use super::sliced_runner::SlicedRunner;
+use crate::analysis::landscape::{pair_shown, pick, LandscapeRun, GRID};
 use crate::analysis::study::study_by;
 use crate::charts::landscape_chart::{pair_names, LandscapeChart};
 use crate::model::scenario::Scenario;
 use crate::optimize::Method;
 use leptos::prelude::*;
 use std::sync::Arc;
+
+/// Cells of the grid solved per piece (a row of 32 solves took 56 ms on a slow machine).
+const CELLS_PER_STEP: u64 = 4;
 
 /// What the app hands over: the design and the method that solves it.
 pub type LandscapeBase = (Scenario, Method);
@@ -54,54 +57,25 @@ pub fn LandscapePanel() -> impl IntoView {
                 .map_or((0, 1), |s| pair_shown(chosen, &s.optimum.bw_gbps))
         })
     });
-    // The landscape is solved a row per slice across animation frames (n solves each): the last
-    // complete one stays drawn, dimmed, while the next is solved.
-    let result = RwSignal::new(None::<Result<Arc<Landscape>, String>>);
-    let progress = RwSignal::new(None::<f64>);
+    // The landscape is solved a few cells per slice across animation frames (the one runner of
+    // long work, `sliced_runner`): the last complete one stays drawn while the next is solved.
+    let runner = SlicedRunner::<LandscapeRun>::new();
     LANDSCAPE.export_results(move || {
-        result.with_untracked(|r| match r {
-            Some(Ok(l)) => Some(crate::results::landscape(l)),
-            _ => None,
-        })
+        runner
+            .output
+            .with_untracked(|l| l.as_deref().map(crate::results::landscape))
     });
-    let generation = StoredValue::new(0u64);
     Effect::new(move |_| {
         let (i, j) = pair.get();
-        generation.update_value(|g| *g += 1);
-        let this = generation.get_value();
-        let Some(s) = study.get() else {
-            progress.set(None);
-            result.set(None);
-            return;
-        };
-        match LandscapeRun::new(&s, i, j, GRID) {
-            Err(e) => {
-                progress.set(None);
-                result.set(Some(Err(e.to_string())));
-            }
-            Ok(run) => {
-                let mut run = Some(run);
-                progress.set(Some(0.0));
-                browser::run_in_frames(move || {
-                    if generation.try_get_value() != Some(this) {
-                        return true;
-                    }
-                    let Some(r) = run.as_mut() else { return true };
-                    let done = browser::work_for_a_frame(|| r.step_cells(4));
-                    if done {
-                        result.set(run.take().map(|r| Ok(Arc::new(r.into_landscape()))));
-                        progress.set(None);
-                    } else {
-                        progress.set(Some(r.fraction()));
-                    }
-                    done
-                });
-            }
+        match study.get() {
+            None => runner.clear(),
+            Some(s) => runner.start(
+                LandscapeRun::new(&s, i, j, GRID).map_err(|e| e.to_string()),
+                CELLS_PER_STEP,
+            ),
         }
     });
-    on_cleanup(move || {
-        generation.try_update_value(|g| *g += 1);
-    });
+    on_cleanup(move || runner.abandon());
     let set = move |axis: usize, d: usize| {
         let p = Some(pick(pair.get_untracked(), axis, d));
         chosen.set(p);
@@ -133,9 +107,7 @@ pub fn LandscapePanel() -> impl IntoView {
         }
     };
     let summary = move || {
-        let Some(Ok(l)) = result.get() else {
-            return None;
-        };
+        let l = runner.output.get()?;
         // The names of the landscape's own pair (the one drawn, which may not be the one picked yet).
         let (bi, bj) = pair_names(&l);
         let least = l.least_score().unwrap_or(f64::NAN);
@@ -165,28 +137,25 @@ pub fn LandscapePanel() -> impl IntoView {
                 {picker(0, "landscape-x", "horizontal")}
                 {picker(1, "landscape-y", "vertical")}
             </div>
-            <Show when=move || progress.with(Option::is_some)>
+            <Show when=move || runner.progress.with(Option::is_some)>
                 <div class="progress">
                     <progress
                         data-testid="landscape-progress"
                         max="1"
-                        value=move || progress.get().unwrap_or(0.0)
+                        value=move || runner.progress.with(|p| p.as_ref().map_or(0.0, |p| p.fraction))
                     ></progress>
                     <span>{format!("solving the {GRID} × {GRID} grid…")}</span>
                 </div>
             </Show>
-            {move || match result.get() {
-                Some(Err(e)) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
-                None => Some(view! { <p class="hint">"The design has no optimum yet: fix the form first."</p> }.into_any()),
-                Some(Ok(_)) => None,
+            {move || match (runner.error.get(), runner.output.with(Option::is_some)) {
+                (Some(e), _) => Some(view! { <p class="error" role="alert">{e}</p> }.into_any()),
+                (None, false) => Some(view! { <p class="hint">"The design has no optimum yet: fix the form first."</p> }.into_any()),
+                (None, true) => None,
             }}
             <ChartCanvas
                 chart=LandscapeChart
                 class="square"
-                data=Signal::derive(move || match result.get() {
-                    Some(Ok(l)) => Some(l),
-                    _ => None,
-                })
+                data=Signal::derive(move || runner.output.get())
             />
             {summary}
         </section>

@@ -1,7 +1,8 @@
 //! Long work run a slice per animation frame, so that the page never freezes: a new start abandons
 //! the run under way, Cancel stops it, and the last complete answer stays drawn meanwhile. Any
-//! core [`Stepping`] runs this way: the Routing view's study (`routing::study::RouteStudyRun`) and
-//! the Cluster view's simulations (`cluster::study::ClusterRun`) do.
+//! core [`Stepping`] runs this way: the Routing view's study (`routing::study::RouteStudyRun`), the
+//! Cluster view's simulations (`cluster::study::ClusterRun`) and the landscape
+//! (`analysis::landscape::LandscapeRun`) do.
 
 use super::browser;
 use crate::stepping::{Progress, Stepping};
@@ -113,6 +114,17 @@ impl<R: Sliced> SlicedRunner<R> {
             }
             done
         });
+    }
+
+    /// No input: drop the run under way and the answer shown.
+    pub fn clear(&self) {
+        self.generation.update_value(|g| *g += 1);
+        self.run.set_value(None);
+        self.progress.set(None);
+        self.output.set(None);
+        self.error.set(None);
+        self.compute_ms.set(None);
+        self.cancelled.set(false);
     }
 
     /// Drop the run under way without a word (the view is closing).

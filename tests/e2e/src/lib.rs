@@ -445,12 +445,29 @@ impl Browser {
     /// 50 ms, as Chromium's observers report them) from now on.
     pub async fn watch_long_tasks(&self) {
         self.js("window.__longTasks = [];
+             window.__longTaskWhere = [];
              if (!window.__longTaskObserver) {
+               // What the page's progress line said, frame by frame, to say where a long task was.
+               window.__doing = [];
+               const watch = () => {
+                 const p = document.querySelector('.progress span');
+                 const text = p ? p.textContent : '(no progress line)';
+                 const last = window.__doing[window.__doing.length - 1];
+                 if (!last || last[1] !== text) window.__doing.push([performance.now(), text]);
+                 if (window.__doing.length > 2000) window.__doing.splice(0, 1000);
+                 requestAnimationFrame(watch);
+               };
+               requestAnimationFrame(watch);
                window.__longTaskObserver = new PerformanceObserver(list => {
                  for (const e of list.getEntries()) {
                    // A long animation frame counts when it blocked (a task in it over 50 ms):
                    // a frame of several short tasks and rendering does not freeze the page.
-                   if (e.entryType === 'longtask' || e.blockingDuration > 0) window.__longTasks.push(e.duration);
+                   if (e.entryType === 'longtask' || e.blockingDuration > 0) {
+                     window.__longTasks.push(e.duration);
+                     const before = window.__doing.filter(d => d[0] <= e.startTime);
+                     const doing = before.length ? before[before.length - 1][1] : '(before any frame)';
+                     window.__longTaskWhere.push(e.entryType + ' of ' + e.duration.toFixed(1) + ' ms after: ' + doing);
+                   }
                  }
                });
                window.__longTaskObserver.observe({ type: 'longtask' });
@@ -466,6 +483,19 @@ impl Browser {
         let v = self.js("return window.__longTasks || [];").await;
         v.as_array()
             .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Each long task or frame since [`Browser::watch_long_tasks`], with what the page's progress
+    /// line said in the frame before it (to tell which piece of a long computation it was).
+    pub async fn long_task_context(&self) -> Vec<String> {
+        let v = self.js("return window.__longTaskWhere || [];").await;
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

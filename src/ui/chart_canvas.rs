@@ -152,6 +152,12 @@ fn erased_canvas(
         let Some(canvas) = canvas_ref.try_get_untracked().flatten() else {
             return;
         };
+        // A chart in a hidden view is drawn when it is shown (its box then changes, and the
+        // backing store emptied here never fits it): hidden redraws cost frames for nothing.
+        if canvas.client_width() == 0 {
+            canvas.set_width(0);
+            return;
+        }
         let started = browser::now_ms();
         let dpr = browser::fit_to_device_pixels(&canvas);
         let style = ChartStyle {

@@ -450,8 +450,8 @@ impl Browser {
                // What the page's progress line said, frame by frame, to say where a long task was.
                window.__doing = [];
                const watch = () => {
-                 const p = document.querySelector('.progress span');
-                 const text = p ? p.textContent : '(no progress line)';
+                 const ps = Array.from(document.querySelectorAll('.progress span'));
+                 const text = ps.length ? ps.map(p => p.textContent).join(' | ') : '(no progress line)';
                  const last = window.__doing[window.__doing.length - 1];
                  if (!last || last[1] !== text) window.__doing.push([performance.now(), text]);
                  if (window.__doing.length > 2000) window.__doing.splice(0, 1000);
@@ -466,7 +466,10 @@ impl Browser {
                      window.__longTasks.push(e.duration);
                      const before = window.__doing.filter(d => d[0] <= e.startTime);
                      const doing = before.length ? before[before.length - 1][1] : '(before any frame)';
-                     window.__longTaskWhere.push(e.entryType + ' of ' + e.duration.toFixed(1) + ' ms after: ' + doing);
+                     // A long frame's scripts: what called each (an event, a frame callback, a
+                     // timer) and how long it ran; the rest of the frame is style, layout, paint.
+                     const scripts = (e.scripts || []).map(x => x.invoker + ' ' + x.duration.toFixed(0) + ' ms').join(', ');
+                     window.__longTaskWhere.push(e.entryType + ' of ' + e.duration.toFixed(1) + ' ms [' + scripts + '] after: ' + doing);
                    }
                  }
                });

@@ -38,8 +38,9 @@ async fn watch_from(b: &Browser, id: &str) {
 
 async fn no_long_tasks(b: &Browser, what: &str) {
     let long = b.long_tasks().await;
-    eprintln!("{what}: tasks over 50 ms {long:?}");
-    assert!(long.is_empty(), "{what}: tasks over 50 ms {long:?}");
+    let at = b.long_task_context().await;
+    eprintln!("{what}: tasks over 50 ms {long:?} {at:#?}");
+    assert!(long.is_empty(), "{what}: tasks over 50 ms {at:#?}");
 }
 
 fn pct(v: f64) -> String {

@@ -197,6 +197,8 @@ fn erased_canvas(
     // Redrawn when the canvas's box changes (a wider window, a projector, Large text, Present,
     // print) or the page's text scale does: the backing store always matches the box.
     let refits = RwSignal::new(0u32);
+    // The latest draw asked of the task to come (own_task charts).
+    let wanted = std::rc::Rc::new(std::cell::Cell::new(None::<(Option<usize>, f64)>));
     Effect::new(move |_| {
         let Some(canvas) = canvas_ref.get() else {
             return;
@@ -225,10 +227,21 @@ fn erased_canvas(
         if !present.get() {
             return;
         }
-        if own_task {
-            set_timeout(move || draw(highlight, scale), std::time::Duration::ZERO);
-        } else {
-            draw(highlight, scale);
+        if !own_task {
+            return draw(highlight, scale);
+        }
+        // Requests made before the task runs coalesce into one draw of the latest (new data and
+        // the resize it causes drew a 1,440-run chart twice in one frame).
+        if wanted.replace(Some((highlight, scale))).is_none() {
+            let wanted = wanted.clone();
+            set_timeout(
+                move || {
+                    if let Some((h, s)) = wanted.take() {
+                        draw(h, s);
+                    }
+                },
+                std::time::Duration::ZERO,
+            );
         }
     });
     let nearest = move |ev: &web_sys::MouseEvent| -> Option<usize> {

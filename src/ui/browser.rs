@@ -289,7 +289,7 @@ pub fn focus(selector: &str) {
 }
 
 /// Milliseconds of work per animation frame for long computations run in slices.
-pub const FRAME_MS: f64 = 8.0;
+pub const FRAME_MS: f64 = 12.0;
 
 /// The most milliseconds of work one frame's slice may reach, pieces of uneven cost included.
 const SLICE_MS: f64 = 30.0;
@@ -298,7 +298,12 @@ const SLICE_MS: f64 = 30.0;
 /// this frame's [`FRAME_MS`] are spent; true when complete. No piece starts that the longest piece
 /// seen in this frame would carry past [`SLICE_MS`]: pieces of uneven cost (a 10,000-layer
 /// co-design candidate takes tens of milliseconds) never add up to a long task.
-pub fn work_for_a_frame(mut step: impl FnMut() -> bool) -> bool {
+pub fn work_for_a_frame(step: impl FnMut() -> bool) -> bool {
+    work_for(FRAME_MS, step)
+}
+
+/// [`work_for_a_frame`] with `frame_ms` milliseconds instead of [`FRAME_MS`].
+pub fn work_for(frame_ms: f64, mut step: impl FnMut() -> bool) -> bool {
     let t0 = now_ms();
     let mut longest: f64 = 0.0;
     loop {
@@ -308,7 +313,7 @@ pub fn work_for_a_frame(mut step: impl FnMut() -> bool) -> bool {
         }
         let now = now_ms();
         longest = longest.max(now - t);
-        if now - t0 > FRAME_MS || now - t0 + longest > SLICE_MS {
+        if now - t0 > frame_ms || now - t0 + longest > SLICE_MS {
             return false;
         }
     }

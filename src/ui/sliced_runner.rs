@@ -14,6 +14,11 @@ pub trait Sliced: Stepping<Output: Send + Sync + 'static> + Send + Sync + Sized 
 
 impl<R: Stepping<Output: Send + Sync + 'static> + Send + Sync + 'static> Sliced for R {}
 
+/// Milliseconds of pieces per frame: less than `browser::FRAME_MS`, since the Routing view's pieces
+/// at the paper's scale run 2-3 times slower in wasm on a slow machine than natively (frames of
+/// 57-62 ms were seen with 12). The co-design search keeps 12 ms: its wall time has a target.
+const FRAME_MS: f64 = 8.0;
+
 pub struct SlicedRunner<R: Sliced> {
     run: StoredValue<Option<R>>,
     /// Bumped to abandon a run under way.
@@ -78,7 +83,7 @@ impl<R: Sliced> SlicedRunner<R> {
                 return true;
             }
             let t0 = browser::now_ms();
-            let done = browser::work_for_a_frame(|| {
+            let done = browser::work_for(FRAME_MS, || {
                 this.run
                     .try_update_value(|r| r.as_mut().is_none_or(|r| r.step(units)))
                     .unwrap_or(true)

@@ -13,6 +13,24 @@ pub fn splitmix64(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A random stream: splitmix64 of a counter from a seed (the annealings draw from it, so a seed
+/// always gives the same moves however the run is sliced).
+#[derive(Clone, Copy, Debug)]
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next number of the stream.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(1);
+        splitmix64(self.0)
+    }
+
+    /// A uniform number in [0, 1) from the next number's top 53 bits.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 /// ECMP: each inter-ToR flow hashes `(src << 32) | dst` onto its candidate spines.
 pub fn ecmp(inst: &Instance) -> Routing {
     Routing(

@@ -6,7 +6,7 @@
 //! numbers come from splitmix64 of the seed, so a seed and a move budget always give the same
 //! routing. The result is the least-energy assignment seen.
 
-use super::algorithms::{ecmp, splitmix64};
+use super::algorithms::{ecmp, SplitMix};
 use super::metrics::Routing;
 use super::scenario::Instance;
 
@@ -50,8 +50,7 @@ pub struct Annealing {
     since_best: Vec<(usize, u32)>,
     best_copy: Option<Routing>,
     log_cap: usize,
-    /// The random stream's position (splitmix64 of it is the next number).
-    draw: u64,
+    draw: SplitMix,
     cooling: f64,
     t: f64,
     left: u64,
@@ -83,15 +82,10 @@ impl Annealing {
             since_best: Vec::new(),
             best_copy: None,
             log_cap,
-            draw: seed,
+            draw: SplitMix(seed),
             cooling: (T_END / T_START).powf(1.0 / moves as f64),
             t: T_START,
         }
-    }
-
-    fn next(&mut self) -> u64 {
-        self.draw = self.draw.wrapping_add(1);
-        splitmix64(self.draw)
     }
 
     /// Make up to `moves` more moves; true when all are made.
@@ -99,12 +93,12 @@ impl Annealing {
         let fabric = &inst.fabric;
         let n = moves.min(self.left);
         for _ in 0..n {
-            let pick = (self.next() % self.movable.len() as u64) as usize;
+            let pick = (self.draw.next_u64() % self.movable.len() as u64) as usize;
             let id = self.movable[pick];
             let f = &inst.flows[id];
             let now = self.routing.0[id].expect("an inter-ToR flow is routed");
             // Another candidate, uniformly.
-            let mut k = (self.next() % (f.candidates.len() as u64 - 1)) as usize;
+            let mut k = (self.draw.next_u64() % (f.candidates.len() as u64 - 1)) as usize;
             if f.candidates[k] >= now {
                 k += 1;
             }
@@ -114,7 +108,7 @@ impl Annealing {
             let load = &mut self.load;
             // Sum of squares after taking one flow off a and b and putting it on c and d.
             let delta = 2 * (load[c] + load[d] - load[a] - load[b]) + 4;
-            let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+            let u = self.draw.unit();
             if delta <= 0 || u < (-(delta as f64) / self.t).exp() {
                 let load = &mut self.load;
                 load[a] -= 1;

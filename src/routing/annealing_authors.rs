@@ -8,7 +8,7 @@
 //! is returned. Their random numbers come from Java's generator seeded 1234; ours from splitmix64
 //! of the seed, so the moves are the same kind but not the same draws.
 
-use super::algorithms::splitmix64;
+use super::algorithms::SplitMix;
 use super::metrics::Routing;
 use super::scenario::Instance;
 
@@ -39,8 +39,7 @@ pub struct AuthorsAnnealing {
     best: Vec<u32>,
     energy: u64,
     best_energy: u64,
-    /// The random stream's position (splitmix64 of it is the next number).
-    draw: u64,
+    draw: SplitMix,
     t: f64,
 }
 
@@ -66,29 +65,24 @@ impl AuthorsAnnealing {
             state: position,
             energy,
             best_energy: energy,
-            draw: seed,
+            draw: SplitMix(seed),
             t: T_START,
         }
-    }
-
-    fn next(&mut self) -> u64 {
-        self.draw = self.draw.wrapping_add(1);
-        splitmix64(self.draw)
     }
 
     /// Make up to `steps` more steps of the schedule; true when it has ended.
     pub fn step(&mut self, inst: &Instance, steps: usize) -> bool {
         for _ in 0..steps {
-            if !(self.t > T_END && self.nics.len() > 1) {
+            if self.ended() {
                 return true;
             }
             let n = self.nics.len() as u64;
-            let (i, j) = (self.next() % n, self.next() % n);
+            let (i, j) = (self.draw.next_u64() % n, self.draw.next_u64() % n);
             let (a, b) = (self.nics[i as usize], self.nics[j as usize]);
             self.state.swap(a, b);
             let e = energy_of(inst, &self.state);
             let accept = e <= self.energy || {
-                let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+                let u = self.draw.unit();
                 u < (-((e - self.energy) as f64) / self.t).exp()
             };
             if accept {
@@ -102,6 +96,11 @@ impl AuthorsAnnealing {
             }
             self.t *= COOLING;
         }
+        self.ended()
+    }
+
+    /// The schedule has reached its last temperature (or there is nothing to swap).
+    fn ended(&self) -> bool {
         !(self.t > T_END && self.nics.len() > 1)
     }
 

@@ -6,7 +6,7 @@
 use super::browser;
 use super::canvas_text::MeasuredCanvas;
 use super::chart_table::ChartTable;
-use crate::charts::chart::{svg, Area};
+use crate::charts::chart::{points_json, svg, Area};
 use crate::charts::dyn_backend::DynBackend;
 use crate::charts::tables::DataTable;
 use crate::charts::{Chart, ChartStyle, PointInfo};
@@ -175,13 +175,7 @@ fn erased_canvas(
             Ok(p) => {
                 // The points in CSS pixels, for tests and tools that drive the page.
                 if !p.is_empty() {
-                    let css: Vec<String> = p
-                        .iter()
-                        .map(|(x, y)| {
-                            format!("[{:.1},{:.1}]", f64::from(*x) / dpr, f64::from(*y) / dpr)
-                        })
-                        .collect();
-                    let _ = canvas_el.set_attribute("data-points", &format!("[{}]", css.join(",")));
+                    let _ = canvas_el.set_attribute("data-points", &points_json(&p, dpr));
                 }
                 points.set_value(p);
             }

@@ -468,7 +468,9 @@ impl Browser {
                      const doing = before.length ? before[before.length - 1][1] : '(before any frame)';
                      // A long frame's scripts: what called each (an event, a frame callback, a
                      // timer) and how long it ran; the rest of the frame is style, layout, paint.
-                     const scripts = (e.scripts || []).map(x => x.invoker + ' ' + x.duration.toFixed(0) + ' ms').join(', ');
+                     // A script's forced style and layout (it read a box the page had changed).
+                     const scripts = (e.scripts || []).map(x => x.invoker + ' ' + x.duration.toFixed(0) + ' ms'
+                       + (x.forcedStyleAndLayoutDuration >= 1 ? ' (layout ' + x.forcedStyleAndLayoutDuration.toFixed(0) + ' ms)' : '')).join(', ');
                      window.__longTaskWhere.push(e.entryType + ' of ' + e.duration.toFixed(1) + ' ms [' + scripts + '] after: ' + doing);
                    }
                  }

@@ -303,19 +303,27 @@ where
         (data.uniform, "uniform split", palette::UNIFORM_MARK),
         (data.current, "current design", palette::CURRENT),
     ];
+    let right = chart.plotting_area().get_pixel_range().0.end;
     for (design, name, color) in marks {
         if let Some(d) = design {
             let p = (d.cost_usd, d.time_ns / 1e6);
             let text = format!("{name}: {}", duration_ns(d.time_ns));
+            let font = ("sans-serif", style.font(12.0)).into_font().color(&color);
+            // Right of the mark, or left of it where the text would leave the plot (a costly
+            // uniform split at the right edge, on a projector in large text).
+            let width = area
+                .estimate_text_size(&text, &font)
+                .map_or(0, |(w, _)| w as i32);
+            let dx = if chart.backend_coord(&p).0 + big + 4 + width > right {
+                -big - 4 - width
+            } else {
+                big + 4
+            };
             chart
                 .draw_series([EmptyElement::at(p)
                     + Circle::new((0, 0), big, color.filled())
                     + Circle::new((0, 0), big, WHITE.stroke_width(style.px(2.0)))
-                    + Text::new(
-                        text,
-                        (big + 4, -big - style.px(10.0) as i32),
-                        ("sans-serif", style.font(12.0)).into_font().color(&color),
-                    )])?
+                    + Text::new(text, (dx, -big - style.px(10.0) as i32), font)])?
                 .label(name)
                 .legend(move |(x, y)| Circle::new((x + 2 * r, y), r + 2, color.filled()));
         }
@@ -414,6 +422,48 @@ mod tests {
         assert!(pixels
             .iter()
             .all(|p| p.0 > 0 && p.0 < 800 && p.1 > 0 && p.1 < 400));
+    }
+
+    #[test]
+    fn a_mark_at_the_right_edge_is_labelled_on_its_left() {
+        // The uniform split as costly as the front's last design: its mark sits at the plot's
+        // right edge, and its label is drawn left of it, inside the chart.
+        let last = 2e6 * 1.2f64.powi(19);
+        let mut d = data();
+        d.uniform = Some(Design {
+            cost_usd: last,
+            time_ns: 7.75e8,
+        });
+        let label_x = |d: &FrontChart, width: u32| {
+            let mut svg = String::new();
+            let pixels = {
+                let area = SVGBackend::with_string(&mut svg, (width, 300)).into_drawing_area();
+                draw_front(&area, d, &ChartStyle::default()).unwrap()
+            };
+            let at = svg.find("uniform split: 775.00 ms").unwrap();
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let x: i32 = tag
+                .split("x=\"")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            (x, pixels.iter().map(|p| p.0).collect::<Vec<i32>>())
+        };
+        let (x, pixels) = label_x(&d, 600);
+        let mark = pixels[19];
+        assert!(x < mark, "label at {x}, mark at {mark}");
+        // "uniform split: 775.00 ms" is 24 characters of 12 px text: well inside 600 px.
+        assert!(x > 300, "label at {x}");
+        // Away from the edge (1,200 px) it stays on the right of its mark, which lies between the
+        // front's designs 15 ($30.8M) and 16 ($37.0M); at 600 px it would not fit there.
+        let (x, pixels) = label_x(&data(), 1200);
+        assert!(x > pixels[15], "label at {x}, design 15 at {}", pixels[15]);
+        let (x, pixels) = label_x(&data(), 600);
+        assert!(x < pixels[15], "label at {x}, design 15 at {}", pixels[15]);
     }
 
     #[test]

@@ -148,10 +148,7 @@ pub fn CalibratePanel(
         run.set_value(None);
         progress.set(None);
     };
-    let calibrate = move |_| {
-        cancel();
-        error.set(None);
-        used.set(false);
+    let start_calibration = move || {
         let key = start_key.get_untracked();
         let start = match System::preset(&key) {
             Ok(s) => s,
@@ -171,9 +168,8 @@ pub fn CalibratePanel(
         let g = generation.get_value();
         progress.set(Some((1, MAX_ITERATIONS)));
         let mut outcome = None;
-        // The run starts in the first frame: it predicts every run once (with reading and
-        // checking the 1,440 runs of vTrain's file in the click, a task of 51 ms on a slow
-        // machine).
+        // The run starts in the first frame: it predicts every run once (after the task that
+        // read and checked the runs; together, 51 ms on a slow machine).
         let mut fit = None;
         let mut weights = Some(weights);
         browser::run_in_frames(move || {
@@ -253,6 +249,23 @@ pub fn CalibratePanel(
             });
             true
         });
+    };
+    // The click only clears the last answer; the runs are read in a task of their own (the
+    // 1,440 runs of vTrain's file take 27 ms to read and check, which with the frame the click
+    // redraws made a 63 ms frame on a slow machine).
+    let calibrate = move |_| {
+        cancel();
+        error.set(None);
+        used.set(false);
+        let clicked = generation.get_value();
+        leptos::prelude::set_timeout(
+            move || {
+                if generation.try_get_value() == Some(clicked) {
+                    start_calibration();
+                }
+            },
+            std::time::Duration::ZERO,
+        );
     };
     let use_it = move |_| {
         if let Some(f) = result.get_untracked().filter(|f| f.converged) {

@@ -24,7 +24,7 @@ pub struct MeasuredCanvas {
     shapes: Option<Pen>,
 }
 
-/// How a circle is drawn: its colour, its line width, filled or outlined.
+/// How a batched shape is drawn: its colour, its line width, filled or outlined.
 #[derive(Clone, Copy, PartialEq)]
 struct Pen {
     rgb: (u8, u8, u8),
@@ -71,6 +71,13 @@ impl MeasuredCanvas {
             self.context.set_line_width(f64::from(pen.width));
             self.context.stroke();
         }
+    }
+}
+
+/// Shapes still pending when a drawing ends without `present` (or stops at an error) are drawn.
+impl Drop for MeasuredCanvas {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 

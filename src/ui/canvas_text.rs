@@ -34,6 +34,22 @@ struct Pen {
 }
 
 impl MeasuredCanvas {
+    /// The backend drawing on `canvas` (None when it has no 2D context).
+    pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
+        let context = canvas
+            .get_context("2d")
+            .ok()
+            .flatten()?
+            .dyn_into::<CanvasRenderingContext2d>()
+            .ok()?;
+        let backend = CanvasBackend::with_canvas_object(canvas)?;
+        Some(MeasuredCanvas {
+            backend,
+            context,
+            shapes: None,
+        })
+    }
+
     /// Make the context's current path the one of shapes drawn with `s` (filled or outlined),
     /// filling or stroking the shapes of another pen first. False: `s` is invisible.
     fn open_path<S: BackendStyle>(&mut self, s: &S, fill: bool) -> bool {
@@ -78,24 +94,6 @@ impl MeasuredCanvas {
 impl Drop for MeasuredCanvas {
     fn drop(&mut self) {
         self.flush();
-    }
-}
-
-impl MeasuredCanvas {
-    /// The backend drawing on `canvas` (None when it has no 2D context).
-    pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
-        let context = canvas
-            .get_context("2d")
-            .ok()
-            .flatten()?
-            .dyn_into::<CanvasRenderingContext2d>()
-            .ok()?;
-        let backend = CanvasBackend::with_canvas_object(canvas)?;
-        Some(MeasuredCanvas {
-            backend,
-            context,
-            shapes: None,
-        })
     }
 }
 

@@ -504,6 +504,16 @@ impl Browser {
             .unwrap_or_default()
     }
 
+    /// How long the chart `id` last took to draw (its `data-draw-ms`), as the page wrote it.
+    pub async fn draw_ms(&self, id: &str) -> String {
+        let v = self
+            .js(&format!(
+                "return document.querySelector('[data-testid={id}]')?.dataset.drawMs ?? '';"
+            ))
+            .await;
+        v.as_str().unwrap_or_default().to_string()
+    }
+
     /// Pixels of the canvas `id` that are not (near) white, and its size in device pixels.
     pub async fn canvas_ink(&self, id: &str) -> (u64, u64, u64) {
         let script = format!(

@@ -155,9 +155,7 @@ fn the_codesign_view_times_by_a_system_and_calibrates_one_on_measured_runs() {
              return !!c.dataset.points && JSON.parse(c.dataset.points).length === 41;",
         )
         .await;
-        let draw = b
-            .js("return document.querySelector('[data-testid=chart-calibration]').dataset.drawMs;")
-            .await;
+        let draw = b.draw_ms("chart-calibration").await;
         eprintln!("41 runs: chart drawn in {draw} ms");
         no_long_tasks(&b, "calibrating the example").await;
         let (ink, w, h) = b.canvas_ink("chart-calibration").await;
@@ -277,9 +275,7 @@ fn the_codesign_view_times_by_a_system_and_calibrates_one_on_measured_runs() {
             .js("return document.querySelector('[data-testid=calibrate-status]').dataset.value;")
             .await;
         // The chart's own drawing time (2,880 markers; one path per series).
-        let draw = b
-            .js("return document.querySelector('[data-testid=chart-calibration]').dataset.drawMs;")
-            .await;
+        let draw = b.draw_ms("chart-calibration").await;
         eprintln!("1,440 runs calibrated in {ms} ms; chart drawn in {draw} ms");
         no_long_tasks(&b, "calibrating 1,440 runs").await;
 

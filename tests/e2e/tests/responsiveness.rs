@@ -128,9 +128,7 @@ fn long_work_runs_in_slices_with_progress_and_a_cancel_and_no_task_over_50_ms() 
         let long = b.long_tasks().await;
         let at = b.long_task_context().await;
         // The 32 x 32 heatmap's own drawing time (its cells of one colour are one canvas path).
-        let draw = b
-            .js("return document.querySelector('[data-testid=chart-landscape]').dataset.drawMs;")
-            .await;
+        let draw = b.draw_ms("chart-landscape").await;
         eprintln!("landscape: drawn in {draw} ms; tasks over 50 ms: {long:?} {at:#?}");
         assert!(long.is_empty(), "tasks over 50 ms: {at:#?}");
         b.assert_no_errors().await;
